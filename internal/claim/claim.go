@@ -1,0 +1,111 @@
+// Package claim decides which lines of the list a spider claims next: pure
+// functions of (entries, now, profile), with no I/O and no clock of their
+// own, so the policy can be read and tested as tables.
+//
+// A line is due for a profile when it is unclaimed, within the profile's
+// level limit, and has no copy or a copy older than the profile's window.
+// A profile with a stale bound also takes any line whose copy is older than
+// that bound, whatever its level: this is the slow spider's guarantee that
+// every page is refreshed within the bound. Among due lines the stale ones
+// come first, then the lowest level, then the oldest copy (no copy counts
+// as oldest); the list breaks remaining ties by line order, which is the
+// order of discovery.
+package claim
+
+import (
+	"time"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// Profile is what distinguishes one kind of spider from another. Profiles
+// are data: fast and slow are two values of this type.
+type Profile struct {
+	Name     string
+	Window   time.Duration // a copy older than this is due
+	MaxLevel int           // lines deeper than this are not claimed (unless stale); -1 = no limit
+	Stale    time.Duration // a copy older than this is due at any level, first; 0 = off
+	Batch    int           // claim at most this many lines per pass
+}
+
+// Due reports whether e may be claimed under p at now.
+func Due(p Profile, e *list.Entry, now time.Time) bool {
+	if e.Spider != "" {
+		return false
+	}
+	if isStale(p, e, now) {
+		return true
+	}
+	if p.MaxLevel >= 0 && e.Level > p.MaxLevel {
+		return false
+	}
+	return e.Modified.IsZero() || now.Sub(e.Modified) >= p.Window
+}
+
+func isStale(p Profile, e *list.Entry, now time.Time) bool {
+	return p.Stale > 0 && !e.Modified.IsZero() && now.Sub(e.Modified) >= p.Stale
+}
+
+// Less reports whether due line a is more urgent than due line b under p.
+func Less(p Profile, now time.Time, a, b *list.Entry) bool {
+	if sa, sb := isStale(p, a, now), isStale(p, b, now); sa != sb {
+		return sa
+	}
+	if a.Level != b.Level {
+		return a.Level < b.Level
+	}
+	switch {
+	case a.Modified.IsZero() || b.Modified.IsZero():
+		return a.Modified.IsZero() && !b.Modified.IsZero()
+	default:
+		return a.Modified.Before(b.Modified)
+	}
+}
+
+// Picker is a list.Picker for profile p at Now. Skip, if set, vetoes lines
+// the caller wants to leave alone for now (URLs in retry backoff).
+type Picker struct {
+	P    Profile
+	Now  time.Time
+	Want int // claim at most this many (≤ P.Batch); 0 means P.Batch
+	Skip func(url string) bool
+}
+
+// Due implements list.Picker.
+func (k *Picker) Due(e *list.Entry) bool {
+	if !Due(k.P, e, k.Now) {
+		return false
+	}
+	return k.Skip == nil || !k.Skip(e.URL)
+}
+
+// Less implements list.Picker.
+func (k *Picker) Less(a, b *list.Entry) bool { return Less(k.P, k.Now, a, b) }
+
+// Max implements list.Picker.
+func (k *Picker) Max() int {
+	if k.Want > 0 && k.Want < k.P.Batch {
+		return k.Want
+	}
+	return k.P.Batch
+}
+
+// NextDue returns when e next becomes due under p, given it is not due at
+// now: the earlier of its window and its stale bound expiring. It returns
+// the zero time for lines that never become due by age (deeper than the
+// level limit with no stale bound, or claimed).
+func NextDue(p Profile, e *list.Entry) time.Time {
+	if e.Spider != "" || e.Modified.IsZero() {
+		return time.Time{}
+	}
+	var next time.Time
+	if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
+		next = e.Modified.Add(p.Window)
+	}
+	if p.Stale > 0 {
+		if s := e.Modified.Add(p.Stale); next.IsZero() || s.Before(next) {
+			next = s
+		}
+	}
+	return next
+}

@@ -1,0 +1,462 @@
+package list
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+)
+
+// Picker decides which unclaimed lines a pass claims: it is the crawl
+// policy, kept out of this package. Due and Less see entries that are valid
+// only during the call.
+type Picker interface {
+	Due(e *Entry) bool     // may e be claimed now?
+	Less(a, b *Entry) bool // is a more urgent than b? Ties go to the earlier line.
+	Max() int              // claim at most this many lines
+}
+
+// Add is a newly found link. It is appended if the list holds no line for
+// its URL.
+type Add struct {
+	URL   string // canonical
+	Level int
+}
+
+// Result is the outcome of fetching a claimed line.
+type Result struct {
+	URL      string
+	State    State     // Downloaded, Archived or Error; 0 returns the claim unfetched
+	File     string    // new copy's path; "" keeps the line's file
+	Modified time.Time // new copy's time; zero keeps the line's time
+}
+
+// Cycle is one locked pass: append new links, record results, take back
+// dead spiders' claims, claim a batch. Fill in the inputs, call List.Run.
+type Cycle struct {
+	Spider     string          // the id of the spider running the pass
+	Now        time.Time       // the pass's clock; zero means time.Now()
+	Started    time.Time       // when the spider started, for its status
+	Lease      time.Duration   // a claim of a live spider silent this long is taken back; 0 = never
+	Add        []Add           // links found since the last pass
+	Results    []Result        // results of claims held by Spider
+	ReleaseOwn bool            // take back every other claim held by Spider: first and last pass
+	Pick       Picker          // nil claims nothing
+	Extra      json.RawMessage // published in the spider's status
+
+	Claimed []Entry    // output: the lines claimed, as they were before the claim
+	Stats   CycleStats // output
+}
+
+// CycleStats describe one pass; they are published in the spider's status.
+type CycleStats struct {
+	At        time.Time `json:"at"`
+	Lines     int       `json:"lines"`      // entries in the list after the pass
+	Bytes     int64     `json:"bytes"`      // size of the list after the pass
+	Added     int       `json:"added"`      // new lines appended
+	Recorded  int       `json:"recorded"`   // results recorded
+	Dropped   int       `json:"dropped"`    // results dropped: the claim had been taken back
+	TakenBack int       `json:"taken_back"` // claims of dead or stalled spiders returned
+	Due       int       `json:"due"`        // lines due for the picker, claimed or not
+	Claimed   int       `json:"claimed"`    // lines claimed
+	WaitSec   float64   `json:"lock_wait_s"`
+	HeldSec   float64   `json:"lock_held_s"`
+	Rewrote   bool      `json:"rewrote"`    // the pass rewrote the whole file
+	TornBytes int64     `json:"torn_bytes"` // bytes of a torn last line truncated
+}
+
+type pending struct {
+	add    *Add
+	res    *Result
+	exists bool
+}
+
+type update struct {
+	off    int64
+	prefix int // length of the line's current prefix
+	e      Entry
+}
+
+// Run performs the pass c under the list's lock.
+func (l *List) Run(ctx context.Context, c *Cycle) error {
+	if !ValidSpiderID(c.Spider) {
+		return fmt.Errorf("list: invalid spider id %q", c.Spider)
+	}
+	if c.Now.IsZero() {
+		c.Now = time.Now()
+	}
+	c.Claimed, c.Stats = nil, CycleStats{At: c.Now.UTC()}
+	t0 := time.Now()
+	unlock, err := l.lockList(ctx)
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	defer func() {
+		unlock()
+		c.Stats.WaitSec = t1.Sub(t0).Seconds()
+		c.Stats.HeldSec = time.Since(t1).Seconds()
+	}()
+	if err := l.create(); err != nil {
+		return err
+	}
+	if err := l.pass(c); err != nil {
+		return err
+	}
+	c.Stats.HeldSec = time.Since(t1).Seconds()
+	st := &SpiderStatus{Spider: c.Spider, PID: os.Getpid(), Started: c.Started.UTC(), Heartbeat: c.Now.UTC(), LastCycle: c.Stats, Extra: c.Extra}
+	if err := writeStatus(l.path, st); err != nil {
+		return fmt.Errorf("list: publish status: %w", err)
+	}
+	return nil
+}
+
+func (l *List) pass(c *Cycle) error {
+	pend := make(map[string]*pending, len(c.Add)+len(c.Results))
+	for i := range c.Add {
+		a := &c.Add[i]
+		if p := pend[a.URL]; p == nil {
+			pend[a.URL] = &pending{add: a}
+		} else if p.add == nil || a.Level < p.add.Level {
+			p.add = a
+		}
+	}
+	for i := range c.Results {
+		r := &c.Results[i]
+		if p := pend[r.URL]; p == nil {
+			pend[r.URL] = &pending{res: r}
+		} else {
+			p.res = r
+		}
+	}
+
+	f, err := os.OpenFile(l.path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	defer f.Close()
+
+	var (
+		updates []update
+		owners  = map[string]bool{} // spider id -> claims still valid
+		h       = &pickHeap{p: c.Pick}
+		max     = 0
+	)
+	if c.Pick != nil {
+		max = c.Pick.Max()
+	}
+	end, torn, lines, err := forEntries(f, l.path, func(off int64, v *view) error {
+		e := v.alias()
+		changed := false
+		var p *pending
+		if len(pend) > 0 {
+			p = pend[ustr(v.url)]
+		}
+		if p != nil {
+			p.exists = true
+			if r := p.res; r != nil {
+				if e.Spider == c.Spider {
+					record(&e, r)
+					c.Stats.Recorded++
+					changed = true
+				} else {
+					c.Stats.Dropped++
+				}
+			}
+		}
+		if e.Spider != "" && !(changed && p != nil && p.res != nil) {
+			valid, err := l.ownerValid(c, owners, e.Spider)
+			if err != nil {
+				return err
+			}
+			if !valid {
+				release(&e)
+				c.Stats.TakenBack++
+				changed = true
+			}
+		}
+		if changed {
+			updates = append(updates, update{off: off, prefix: v.urlOff, e: e.Clone()})
+		}
+		if e.Spider == "" && c.Pick != nil && c.Pick.Due(&e) {
+			c.Stats.Due++
+			h.offer(max, off, v.urlOff, &e, changed, len(updates)-1)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	// Claim the batch: the heap holds the best lines, worst first.
+	picked := h.items
+	slices.SortFunc(picked, func(a, b cand) int { return h.cmp(&b, &a) })
+	for _, it := range picked {
+		c.Claimed = append(c.Claimed, it.e)
+		e := it.e
+		e.Spider = c.Spider
+		if e.State == Found {
+			e.State = Claimed
+		}
+		if it.upd >= 0 {
+			updates[it.upd].e = e // taken back and re-claimed in one pass
+		} else {
+			updates = append(updates, update{off: it.off, prefix: it.prefix, e: e})
+		}
+	}
+	c.Stats.Claimed = len(picked)
+
+	var appendBuf []byte
+	for i := range c.Add {
+		a := &c.Add[i]
+		p := pend[a.URL]
+		if p.exists || p.add != a {
+			continue
+		}
+		p.exists = true
+		e := Entry{Level: a.Level, State: Found, URL: a.URL}
+		appendBuf = AppendLine(appendBuf, &e, l.reserve(a.URL))
+		c.Stats.Added++
+	}
+	c.Stats.Lines = lines + c.Stats.Added
+	c.Stats.TornBytes = torn
+
+	fits := true
+	for i := range updates {
+		u := &updates[i]
+		if w := u.prefix - fixedWidth(u.e.Level); w < 1 || w < len(u.e.File) {
+			fits = false
+		}
+	}
+	switch {
+	case !fits:
+		c.Stats.Rewrote = true
+		err = l.rewrite(f, end, updates, appendBuf)
+		c.Stats.Bytes = end + int64(len(appendBuf)) // approximate: padding was restored
+		if fi, serr := os.Stat(l.path); serr == nil {
+			c.Stats.Bytes = fi.Size()
+		}
+	case len(updates) > 0 || len(appendBuf) > 0 || torn > 0:
+		err = writeInPlace(f, end, torn, updates, appendBuf)
+		c.Stats.Bytes = end + int64(len(appendBuf))
+	default:
+		c.Stats.Bytes = end
+	}
+	if err != nil {
+		return fmt.Errorf("list: write %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// record applies r to e, a line claimed by the recording spider.
+func record(e *Entry, r *Result) {
+	e.Spider = ""
+	if r.State == 0 {
+		if e.State == Claimed {
+			e.State = Found
+		}
+		return
+	}
+	e.State = r.State
+	if r.File != "" {
+		e.File = r.File
+	}
+	if !r.Modified.IsZero() {
+		e.Modified = r.Modified.UTC().Truncate(time.Second)
+	}
+}
+
+// release returns a claim to the pool.
+func release(e *Entry) {
+	e.Spider = ""
+	if e.State == Claimed {
+		e.State = Found
+	}
+}
+
+// ownerValid reports whether claims held by spider id still stand; see the
+// package doc. Answers are cached for the pass.
+func (l *List) ownerValid(c *Cycle, cache map[string]bool, id string) (bool, error) {
+	if v, ok := cache[id]; ok {
+		return v, nil
+	}
+	var valid bool
+	if id == c.Spider {
+		valid = !c.ReleaseOwn // this process holds the spider lock
+	} else {
+		live, err := alive(l.path, id)
+		if err != nil {
+			return false, fmt.Errorf("list: probe spider %s: %w", id, err)
+		}
+		valid = live
+		if live && c.Lease > 0 {
+			st, err := readStatus(l.path, id)
+			if err == nil && c.Now.Sub(st.Heartbeat) > c.Lease {
+				valid = false // alive but stalled past its lease
+			}
+		}
+	}
+	cache[id] = valid
+	return valid, nil
+}
+
+// writeInPlace truncates a torn tail, appends the new lines, rewrites the
+// changed prefixes in place and fsyncs once.
+func writeInPlace(f *os.File, end, torn int64, updates []update, appendBuf []byte) error {
+	if torn > 0 {
+		if err := f.Truncate(end); err != nil {
+			return err
+		}
+	}
+	if len(appendBuf) > 0 {
+		if _, err := f.WriteAt(appendBuf, end); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(updates, func(a, b update) int { return cmp.Compare(a.off, b.off) })
+	var buf []byte
+	for i := range updates {
+		u := &updates[i]
+		buf = appendPrefix(buf[:0], &u.e, u.prefix-fixedWidth(u.e.Level))
+		if len(buf) != u.prefix {
+			return fmt.Errorf("internal error: prefix %d bytes, want %d", len(buf), u.prefix)
+		}
+		if _, err := f.WriteAt(buf, u.off); err != nil {
+			return err
+		}
+	}
+	return f.Sync()
+}
+
+// rewrite writes a new list with the updates and appends applied, every
+// line with its padding restored, and renames it over the old one.
+func (l *List) rewrite(f *os.File, end int64, updates []update, appendBuf []byte) error {
+	byOff := make(map[int64]*Entry, len(updates))
+	for i := range updates {
+		byOff[updates[i].off] = &updates[i].e
+	}
+	return writeAtomic(l.path, func(out *os.File) error {
+		w := newBufWriter(out)
+		_, _, err := scanLines(f, l.path, func(off int64, no int, line []byte) error {
+			if off >= end {
+				return nil
+			}
+			if no == 1 || len(line) == 0 || line[0] == '#' {
+				w.write(line)
+				w.write([]byte{'\n'})
+				return nil
+			}
+			var e Entry
+			if u := byOff[off]; u != nil {
+				e = *u
+			} else {
+				var v view
+				if err := parseLine(line, &v); err != nil {
+					return err // cannot happen: the pass parsed it
+				}
+				e = v.alias()
+			}
+			w.buf = AppendLine(w.buf, &e, max(len(e.File), l.reserve(e.URL)))
+			w.flushIfFull()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		w.write(appendBuf)
+		return w.flush()
+	})
+}
+
+var errShortWrite = errors.New("short write")
+
+type bufWriter struct {
+	f   *os.File
+	buf []byte
+	err error
+}
+
+func newBufWriter(f *os.File) *bufWriter { return &bufWriter{f: f, buf: make([]byte, 0, 1<<20)} }
+
+func (w *bufWriter) write(b []byte) { w.buf = append(w.buf, b...); w.flushIfFull() }
+
+func (w *bufWriter) flushIfFull() {
+	if len(w.buf) >= 1<<20 {
+		w.flush()
+	}
+}
+
+func (w *bufWriter) flush() error {
+	if w.err == nil && len(w.buf) > 0 {
+		n, err := w.f.Write(w.buf)
+		if err == nil && n != len(w.buf) {
+			err = errShortWrite
+		}
+		w.err = err
+	}
+	w.buf = w.buf[:0]
+	return w.err
+}
+
+// cand is a line the picker may claim.
+type cand struct {
+	off    int64
+	prefix int
+	upd    int // index in updates if the pass changed the line, else -1
+	e      Entry
+}
+
+// pickHeap keeps the Max most urgent candidates, least urgent on top.
+type pickHeap struct {
+	p     Picker
+	items []cand
+}
+
+func (h *pickHeap) cmp(a, b *cand) int { // >0 if a is more urgent than b
+	switch {
+	case h.p.Less(&a.e, &b.e):
+		return 1
+	case h.p.Less(&b.e, &a.e):
+		return -1
+	case a.off < b.off:
+		return 1
+	case a.off > b.off:
+		return -1
+	}
+	return 0
+}
+
+func (h *pickHeap) Len() int           { return len(h.items) }
+func (h *pickHeap) Less(i, j int) bool { return h.cmp(&h.items[i], &h.items[j]) < 0 }
+func (h *pickHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *pickHeap) Push(x any)         { h.items = append(h.items, x.(cand)) }
+func (h *pickHeap) Pop() any {
+	it := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return it
+}
+
+func (h *pickHeap) offer(max int, off int64, prefix int, e *Entry, changed bool, updIdx int) {
+	if max <= 0 {
+		return
+	}
+	c := cand{off: off, prefix: prefix, upd: -1, e: *e}
+	if changed {
+		c.upd = updIdx
+	}
+	if len(h.items) < max {
+		c.e = c.e.Clone()
+		heap.Push(h, c)
+		return
+	}
+	if h.cmp(&c, &h.items[0]) > 0 {
+		c.e = c.e.Clone()
+		h.items[0] = c
+		heap.Fix(h, 0)
+	}
+}

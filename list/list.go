@@ -1,0 +1,206 @@
+// Package list keeps the one list of URLs that every spider of a mirror
+// shares: a plain text file, locked as a whole for one short
+// read-modify-write pass at a time, and safe for any number of processes on
+// one machine.
+//
+// # File format, version 1
+//
+// The first line is the header
+//
+//	# spider-list v1: file spider_id level state last_modification url
+//
+// Every other line describes one URL, with six fields separated by runs of
+// spaces, the URL last:
+//
+//	file        path of the copy relative to the mirror root, "-" if none
+//	spider_id   the spider that has claimed the line, "-" if unclaimed
+//	level       link distance from a start URL, a decimal; start URLs are 0
+//	state       found | claimed | downloaded | archived | error
+//	last_modification
+//	            time of the copy in the mirror, "2006-01-02T15:04:05Z"
+//	            (UTC, whole seconds), "-" if there is none
+//	url         the canonical URL (internal/urlkey): no spaces, one line
+//	            per URL, never two lines for one URL
+//
+// Lines starting with '#' and blank lines are ignored. An example:
+//
+//	127.0.0.1:8080/index.html  -            0 downloaded 2026-11-21T20:00:00Z http://127.0.0.1:8080/
+//	-                          fast         1 claimed    -                    http://127.0.0.1:8080/forum/
+//
+// The states:
+//
+//	found       known, no copy yet, not claimed
+//	claimed     no copy yet, being fetched by spider_id
+//	downloaded  the mirror holds a copy as of last_modification
+//	archived    the site answered 404 or 410; the copy, if any, is kept
+//	error       the last fetch failed; the copy, if any, is kept untouched
+//
+// A line is claimed exactly when its spider_id is not "-". A line with no
+// copy shows the state "claimed" while claimed; a line with a copy keeps its
+// state (downloaded, archived, error) while it is being refreshed, so a
+// claim never hides what the mirror holds, and returning a claim restores
+// the line without any other record: spider_id becomes "-" and "claimed"
+// becomes "found".
+//
+// The server's Last-Modified and ETag are not list fields: last_modification
+// is when the mirror's copy was taken, the time freshness is measured from.
+//
+// # What changes in place
+//
+// The list only grows: lines are appended, never removed or reordered, so a
+// line's byte offset never changes while the file is updated in place. A
+// line's level and url never change. Its file, spider_id, state and
+// last_modification change in place: every line is written with its file
+// field padded with spaces to the longest path its URL can map to in the
+// mirror (mirror.ReserveLen), spider_id padded to 12 bytes, state to 10 and
+// last_modification to 20, so the part of the line before the URL (its
+// prefix) can be rewritten with a single pwrite of the same length. A line
+// whose new prefix does not fit (a hand-edited line with its padding
+// squeezed out, say) makes that pass rewrite the whole file instead, to a
+// temporary file that is fsynced and renamed over the list; this restores
+// the padding and is the slow path.
+//
+// A pass reads the file from the start, line by line, without keeping it in
+// memory: it needs memory for the new links and results it applies and the
+// batch it claims, not for the list. See Cycle.
+//
+// # Multi-process contract
+//
+//   - The lock is an flock(2) on LIST.lock, a file that is never renamed or
+//     removed (a lock on the list itself would stay on the old inode after a
+//     rewrite's rename). It is held for one pass: read, decide, write,
+//     fsync. It is never held while fetching.
+//   - Every running spider holds an flock on LIST.spider-ID.lock for its
+//     whole life; a second process with the same id gets ErrRunning. After
+//     each pass it publishes LIST.spider-ID.json (SpiderStatus) with a
+//     heartbeat: the time of the pass.
+//   - A claim belongs to a live spider while that spider's lock is held and
+//     its heartbeat is younger than the lease (Cycle.Lease). Every pass of
+//     every spider checks the owners of the claims it reads and takes back
+//     the claims of any owner that is dead (lock free: killed, crashed,
+//     machine rebooted) or stalled (heartbeat older than the lease: stopped
+//     with SIGSTOP, swapped out, hung). So a claim left behind returns to
+//     the pool at the next pass of any live spider, and a restarted spider
+//     takes back its own previous claims in its first pass (as crawler4j
+//     re-queues its in-process URLs at start).
+//   - Results are recorded only on lines the recording spider still holds.
+//     A spider whose claims were taken back while it was stalled finds the
+//     line unclaimed or claimed by another and drops its result (counted as
+//     dropped), so it can never overwrite a newer result.
+//   - Readers (spider status) take the same lock for one read pass.
+//
+// # Damage
+//
+// A last line without its newline was torn by a writer that died; it is
+// ignored when reading, and the next writing pass truncates it before
+// appending (no pass that reported success ever wrote it). Any other
+// malformed line stops the pass with a *ParseError naming the file and line
+// number; the pass then writes nothing, so no good line is ever dropped.
+//
+// The package holds no crawling policy: which lines to claim is decided by
+// the Picker the caller passes (internal/claim).
+package list
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/gofrs/flock"
+)
+
+// List is a list file shared by processes. A List is safe for concurrent
+// use by goroutines; its passes are serialised.
+type List struct {
+	path    string
+	reserve func(url string) int
+	flock   *flock.Flock
+	mu      sync.Mutex // the flock does not exclude goroutines of one process
+}
+
+// Options configure a List.
+type Options struct {
+	// Reserve returns how many bytes to reserve for the file field of a new
+	// line for url: the longest path the mirror can give it. nil reserves
+	// len(url)+16.
+	Reserve func(url string) int
+}
+
+// Open returns the list at path, creating the file with its header if it
+// does not exist. Its directory must exist.
+func Open(path string, o Options) (*List, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("list: directory of %s does not exist", path)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("list: %s is a directory", path)
+	}
+	l := &List{path: abs, reserve: o.Reserve, flock: flock.New(abs + ".lock")}
+	if l.reserve == nil {
+		l.reserve = func(u string) int { return len(u) + 16 }
+	}
+	return l, nil
+}
+
+// Path returns the absolute path of the list file.
+func (l *List) Path() string { return l.path }
+
+// create writes a new list holding only the header. Called under the lock.
+func (l *List) create() error {
+	if _, err := os.Stat(l.path); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return writeAtomic(l.path, func(f *os.File) error {
+		_, err := f.WriteString(Header + "\n")
+		return err
+	})
+}
+
+// writeAtomic writes a new file at path through a temporary file in the same
+// directory: write, fsync, close, rename, fsync the directory.
+func writeAtomic(path string, write func(*os.File) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return fmt.Errorf("list: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("list: fsync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("list: close %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("list: fsync %s: %w", dir, err)
+	}
+	return nil
+}

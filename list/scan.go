@@ -1,0 +1,121 @@
+package list
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+	"unsafe"
+)
+
+// scanLines calls fn for every line of f from the start (header, comments
+// and blank lines included), without the newline. It returns the offset
+// just past the last complete line and the length of a torn tail.
+func scanLines(f *os.File, path string, fn func(off int64, no int, line []byte) error) (end, torn int64, err error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	var off int64
+	for no := 1; ; no++ {
+		line, err := r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			if ferr := fn(off, no, line[:len(line)-1]); ferr != nil {
+				return off, 0, ferr
+			}
+			off += int64(len(line))
+		case errors.Is(err, io.EOF):
+			return off, int64(len(line)), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			return off, 0, &ParseError{Path: path, Line: no, Err: fmt.Errorf("%w: longer than %d bytes", errFormat, r.Size())}
+		default:
+			return off, 0, fmt.Errorf("list: read %s: %w", path, err)
+		}
+	}
+}
+
+// checkHeader validates line 1.
+func checkHeader(path string, line []byte) error {
+	if !bytes.HasPrefix(line, []byte("# spider-list v")) {
+		return &ParseError{Path: path, Line: 1, Err: errors.New("not a spider list: missing header " + Header)}
+	}
+	if !bytes.HasPrefix(line, []byte("# spider-list v1:")) && !bytes.Equal(line, []byte("# spider-list v1")) {
+		return &ParseError{Path: path, Line: 1, Err: fmt.Errorf("unsupported list version %q", clip(line))}
+	}
+	return nil
+}
+
+// forEntries calls fn with every entry line of f, parsed into v. Headers,
+// comments and blank lines are skipped; a bad header or line stops the scan
+// with a *ParseError.
+func forEntries(f *os.File, path string, fn func(off int64, v *view) error) (end, torn int64, lines int, err error) {
+	var v view
+	end, torn, err = scanLines(f, path, func(off int64, no int, line []byte) error {
+		if no == 1 {
+			return checkHeader(path, line)
+		}
+		if len(line) == 0 || line[0] == '#' {
+			return nil
+		}
+		if err := parseLine(line, &v); err != nil {
+			return &ParseError{Path: path, Line: no, Err: err}
+		}
+		lines++
+		return fn(off, &v)
+	})
+	return end, torn, lines, err
+}
+
+// alias returns v as an Entry whose strings share v's bytes. It must not
+// outlive the scan step; Clone before keeping it.
+func (v *view) alias() Entry {
+	e := Entry{File: ustr(v.file), Spider: ustr(v.spider), Level: v.level, State: v.state, URL: ustr(v.url)}
+	if v.mod != 0 {
+		e.Modified = time.Unix(v.mod, 0).UTC()
+	}
+	return e
+}
+
+func ustr(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// Clone returns e with strings of its own.
+func (e Entry) Clone() Entry {
+	e.File = string([]byte(e.File))
+	e.Spider = string([]byte(e.Spider))
+	e.URL = string([]byte(e.URL))
+	return e
+}
+
+// Scan calls fn for every entry of the list, in file order, under the lock:
+// one consistent read pass. The *Entry passed to fn is valid only during
+// the call (its strings share the read buffer); Clone it to keep it.
+func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
+	unlock, err := l.lockList(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := os.Open(l.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	defer f.Close()
+	_, _, _, err = forEntries(f, l.path, func(_ int64, v *view) error {
+		e := v.alias()
+		return fn(&e)
+	})
+	return err
+}
