@@ -193,6 +193,24 @@ func (l *List) pass(c *Cycle) error {
 		return err
 	}
 
+	// New lines are candidates too: their offsets are past the end, in
+	// the order they will be appended.
+	var fresh []Entry
+	for i := range c.Add {
+		a := &c.Add[i]
+		p := pend[a.URL]
+		if p.exists || p.add != a {
+			continue
+		}
+		p.exists = true
+		fresh = append(fresh, Entry{Level: a.Level, State: Found, URL: a.URL})
+		e := &fresh[len(fresh)-1]
+		if c.Pick != nil && c.Pick.Due(e) {
+			c.Stats.Due++
+			h.offer(max, end+int64(len(fresh)-1), 0, e, false, -1)
+		}
+	}
+
 	// Claim the batch: the heap holds the best lines, worst first.
 	picked := h.items
 	slices.SortFunc(picked, func(a, b cand) int { return h.cmp(&b, &a) })
@@ -203,26 +221,22 @@ func (l *List) pass(c *Cycle) error {
 		if e.State == Found {
 			e.State = Claimed
 		}
-		if it.upd >= 0 {
+		switch {
+		case it.off >= end:
+			fresh[it.off-end] = e // appended already claimed
+		case it.upd >= 0:
 			updates[it.upd].e = e // taken back and re-claimed in one pass
-		} else {
+		default:
 			updates = append(updates, update{off: it.off, prefix: it.prefix, e: e})
 		}
 	}
 	c.Stats.Claimed = len(picked)
 
 	var appendBuf []byte
-	for i := range c.Add {
-		a := &c.Add[i]
-		p := pend[a.URL]
-		if p.exists || p.add != a {
-			continue
-		}
-		p.exists = true
-		e := Entry{Level: a.Level, State: Found, URL: a.URL}
-		appendBuf = AppendLine(appendBuf, &e, l.reserve(a.URL))
-		c.Stats.Added++
+	for i := range fresh {
+		appendBuf = AppendLine(appendBuf, &fresh[i], l.reserve(fresh[i].URL))
 	}
+	c.Stats.Added = len(fresh)
 	c.Stats.Lines = lines + c.Stats.Added
 	c.Stats.TornBytes = torn
 

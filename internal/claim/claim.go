@@ -69,11 +69,18 @@ type Picker struct {
 	Now  time.Time
 	Want int // claim at most this many (≤ P.Batch); 0 means P.Batch
 	Skip func(url string) bool
+
+	// Next is set by Due: the earliest time a line seen but not due becomes
+	// due, so an idle spider knows how long it may sleep.
+	Next time.Time
 }
 
 // Due implements list.Picker.
 func (k *Picker) Due(e *list.Entry) bool {
 	if !Due(k.P, e, k.Now) {
+		if n := NextDue(k.P, e); !n.IsZero() && (k.Next.IsZero() || n.Before(k.Next)) {
+			k.Next = n
+		}
 		return false
 	}
 	return k.Skip == nil || !k.Skip(e.URL)
