@@ -18,7 +18,9 @@
 //	state       found | claimed | downloaded | archived | error
 //	last_modification
 //	            time of the copy in the mirror, "2006-01-02T15:04:05Z"
-//	            (UTC, whole seconds), "-" if there is none
+//	            (UTC, whole seconds), "-" if there is none; for an
+//	            archived line, when the site last said the page was gone
+//	            (the copy keeps its own time in the mirror)
 //	url         the canonical URL (internal/urlkey): no spaces, one line
 //	            per URL, never two lines for one URL
 //
@@ -43,7 +45,9 @@
 // becomes "found".
 //
 // The server's Last-Modified and ETag are not list fields: last_modification
-// is when the mirror's copy was taken, the time freshness is measured from.
+// is when the mirror's copy was taken (or, archived, last checked), the time
+// freshness is measured from, so every line is checked again one window
+// after its last visit, whatever the visit found.
 //
 // # What changes in place
 //

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the program in-process and returns its exit code and output.
+func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var stdout, stderr bytes.Buffer
+	code := report(&stderr, run(context.Background(), args, &stdout, &stderr))
+	return code, stdout.String(), stderr.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "typo.toml"), []byte("[profile.fast]\nwindo = \"1h\"\n"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--profile", "medium"}, 2, []string{"spider: error: invalid profile \"medium\", must be one of (fast|slow)", "spider: hint:"}},
+		{[]string{"--bogus"}, 2, []string{"spider: error: unknown flag: --bogus", "spider: hint: spider --help"}},
+		{[]string{}, 2, []string{"spider: error: no profile given", "spider: hint: run spider --profile fast"}},
+		{[]string{"--profile", "fast", "--config", "typo.toml"}, 2, []string{"unknown key profile.fast.windo", "spider: hint:"}},
+		{[]string{"--profile", "fast", "--config", "missing.toml"}, 2, []string{"missing.toml does not exist"}},
+		{[]string{"--profile", "fast", "--window", "0s"}, 2, []string{"--window must be positive"}},
+		{[]string{"--profile", "fast", "--window", "soon"}, 2, []string{"invalid argument \"soon\""}},
+		{[]string{"--profile", "fast", "--start", "ftp://x/"}, 2, []string{"start URL \"ftp://x/\"", "hint: start URLs are absolute"}},
+		{[]string{"--profile", "fast"}, 2, []string{"nothing to crawl", "hint: pass --start URL"}},
+		{[]string{"frobnicate"}, 2, []string{"unknown command \"frobnicate\""}},
+		{[]string{"status", "--list", "nope.list"}, 1, []string{"list nope.list does not exist", "hint:"}},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, dir, tt.args...)
+		if code != tt.code {
+			t.Errorf("spider %v: exit %d, want %d; stderr:\n%s", tt.args, code, tt.code, stderr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("spider %v: stderr %q does not contain %q", tt.args, stderr, w)
+			}
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	code, out, _ := runCLI(t, t.TempDir(), "--help")
+	for _, w := range []string{"--profile", "--until-idle", "Exit status:", "spider status"} {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Errorf("--help: exit %d, output lacks %q", code, w)
+		}
+	}
+	code, out, _ = runCLI(t, t.TempDir(), "--version")
+	if code != 0 || !strings.HasPrefix(out, "spider ") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}
+
+func TestMalformedListIsReported(t *testing.T) {
+	dir := t.TempDir()
+	bad := "# spider-list v1: file spider_id level state last_modification url\n- - 0 found - http://127.0.0.1:1/\n- - 0 misplaced - http://127.0.0.1:1/a\n"
+	os.WriteFile(filepath.Join(dir, "spider.list"), []byte(bad), 0o644)
+	code, _, stderr := runCLI(t, dir, "--profile", "fast", "--until-idle")
+	if code != 1 || !strings.Contains(stderr, "spider.list:3: malformed line: unknown state \"misplaced\"") || !strings.Contains(stderr, "hint:") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "spider.list")); string(got) != bad {
+		t.Errorf("the list was changed:\n%s", got)
+	}
+}
+
+func TestStatusJSON(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "spider.list"), []byte("# spider-list v1: file spider_id level state last_modification url\n"+
+		"h/index.html - 0 downloaded 2026-11-21T20:00:00Z http://h/\n- dead 1 claimed - http://h/a\n- - 1 found - http://h/b\n"), 0o644)
+	code, out, stderr := runCLI(t, dir, "status", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if st.Lines != 3 || st.States["downloaded"] != 1 || st.States["claimed"] != 1 || st.Claims["dead"] != 1 ||
+		len(st.Levels) != 2 || st.Levels[0].Copies != 1 || st.Levels[1].Lines != 2 || st.Levels[1].OldestCopy != nil {
+		t.Errorf("status %+v", st)
+	}
+}

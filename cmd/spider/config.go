@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Duration is a time.Duration written in Go syntax ("90s", "1h30m") in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("negative duration %q", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// ProfileConfig holds one profile's knobs. Unset fields keep the defaults.
+type ProfileConfig struct {
+	SpiderID    string    `toml:"spider_id"`
+	Window      *Duration `toml:"window"`
+	MaxLevel    *int      `toml:"max_level"`
+	Stale       *Duration `toml:"stale"`
+	Batch       *int      `toml:"batch"`
+	Concurrency *int      `toml:"concurrency"`
+	Delay       *Duration `toml:"delay"`
+}
+
+// FetchConfig holds the HTTP limits.
+type FetchConfig struct {
+	UserAgent      string    `toml:"user_agent"`
+	Timeout        *Duration `toml:"timeout"`
+	ConnectTimeout *Duration `toml:"connect_timeout"`
+	HeaderTimeout  *Duration `toml:"header_timeout"`
+	MaxBody        *int64    `toml:"max_body"`
+	MaxRedirects   *int      `toml:"max_redirects"`
+}
+
+// Config is the TOML configuration file. See config.example.toml.
+type Config struct {
+	List        string                   `toml:"list"`
+	Mirror      string                   `toml:"mirror"`
+	Start       []string                 `toml:"start"`
+	Hosts       []string                 `toml:"hosts"`
+	Concurrency *int                     `toml:"concurrency"`
+	Delay       *Duration                `toml:"delay"`
+	Lease       *Duration                `toml:"lease"`
+	Fetch       FetchConfig              `toml:"fetch"`
+	Profile     map[string]ProfileConfig `toml:"profile"`
+}
+
+// LoadConfig reads a TOML config file strictly: an unknown key is an error,
+// so a typo never silently falls back to a default.
+func LoadConfig(path string) (*Config, error) {
+	var c Config
+	md, err := toml.DecodeFile(path, &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, usageErr{fmt.Errorf("config %s: %s", path, pe.Error()), "see config.example.toml for the syntax"}
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErr{fmt.Errorf("config %s does not exist", path), "pass --config with the path of an existing file, or leave it out"}
+		}
+		return nil, usageErr{fmt.Errorf("config %s: %w", path, err), ""}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var keys []string
+		for _, k := range und {
+			keys = append(keys, k.String())
+		}
+		sort.Strings(keys)
+		return nil, usageErr{fmt.Errorf("config %s: unknown key %s", path, strings.Join(keys, ", ")),
+			"config.example.toml lists every key"}
+	}
+	for name, p := range c.Profile {
+		if !validProfileName(name) {
+			return nil, usageErr{fmt.Errorf("config %s: invalid profile name %q", path, name), "profile names are 1-12 characters from [a-z0-9_-]"}
+		}
+		if p.SpiderID != "" && !validProfileName(p.SpiderID) {
+			return nil, usageErr{fmt.Errorf("config %s: profile %s: invalid spider_id %q", path, name, p.SpiderID), "a spider_id is 1-12 characters from [A-Za-z0-9_.-]"}
+		}
+	}
+	return &c, nil
+}
+
+func validProfileName(s string) bool {
+	if s == "" || len(s) > 12 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return s[0] != '-' && s[0] != '.'
+}

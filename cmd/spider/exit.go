@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit codes, also listed in --help.
+const (
+	exitOK      = 0 // done, stopped by a signal, or another spider of the profile already runs
+	exitFailure = 1 // a runtime failure: list damaged, mirror not writable, ...
+	exitUsage   = 2 // a bad flag, profile, config key or value
+)
+
+// usageErr is a mistake in how spider was called, with a hint to fix it.
+type usageErr struct {
+	err  error
+	hint string
+}
+
+func (e usageErr) Error() string { return e.err.Error() }
+func (e usageErr) Unwrap() error { return e.err }
+
+// hintErr is a runtime failure with a known fix.
+type hintErr struct {
+	err  error
+	hint string
+}
+
+func (e hintErr) Error() string { return e.err.Error() }
+func (e hintErr) Unwrap() error { return e.err }
+
+// report prints err for a person and returns the exit code.
+func report(w io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(w, "spider: error: %v\n", err)
+	var ue usageErr
+	var he hintErr
+	switch {
+	case errors.As(err, &ue):
+		if ue.hint != "" {
+			fmt.Fprintf(w, "spider: hint: %s\n", ue.hint)
+		}
+		return exitUsage
+	case errors.As(err, &he):
+		if he.hint != "" {
+			fmt.Fprintf(w, "spider: hint: %s\n", he.hint)
+		}
+	}
+	return exitFailure
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/sitetest"
+)
+
+// TestKillMidBatch kills a spider with SIGKILL while it holds claims and
+// shows that the claims come back to the pool at the next pass of another
+// spider, and that no line is lost or duplicated.
+func TestKillMidBatch(t *testing.T) {
+	site, base := newSite(t, sitetest.Options{Topics: 30, Latency: 100 * time.Millisecond})
+	dir := t.TempDir()
+	listPath, mirrorDir := filepath.Join(dir, "spider.list"), filepath.Join(dir, "mirror")
+	args := []string{"--start", base + "/", "--delay", "0", "--concurrency", "2"}
+
+	slow := startSpider(t, dir, append([]string{"--profile", "slow", "--batch", "20"}, args...)...)
+	eventually(t, 20*time.Second, "the slow spider holding claims with pages downloaded", func() bool {
+		claimed, done := 0, 0
+		for _, e := range readList(t, listPath) {
+			if e.Spider == "slow" {
+				claimed++
+			}
+			if e.File != "" {
+				done++
+			}
+		}
+		return claimed >= 5 && done >= 3
+	})
+	sendSignal(t, slow, syscall.SIGKILL)
+	slow.wait(5 * time.Second)
+
+	before := readList(t, listPath)
+	checkOnce(t, before)
+	left := 0
+	for _, e := range before {
+		if e.Spider == "slow" {
+			left++
+		}
+	}
+	if left == 0 {
+		t.Fatal("the killed spider left no claims: the test did not kill it mid-batch")
+	}
+
+	// One pass of another spider takes the dead spider's claims back.
+	code, out := spiderRun(t, dir, 30*time.Second, append([]string{"--profile", "fast", "--cycles", "1"}, args...)...)
+	if code != 0 {
+		t.Fatalf("fast --cycles 1 exited %d:\n%s", code, out)
+	}
+	after := readList(t, listPath)
+	checkOnce(t, after)
+	for _, e := range after {
+		if e.Spider != "" {
+			t.Errorf("claim still held after a live spider's pass: %+v", e)
+		}
+	}
+	if len(after) < len(before) {
+		t.Errorf("list shrank from %d to %d lines", len(before), len(after))
+	}
+
+	// A restarted slow spider finishes the mirror: every page, once.
+	code, out = spiderRun(t, dir, 60*time.Second, append([]string{"--profile", "slow", "--until-idle"}, args...)...)
+	if code != 0 {
+		t.Fatalf("slow --until-idle exited %d:\n%s", code, out)
+	}
+	final := readList(t, listPath)
+	byURL := checkOnce(t, final)
+	for _, p := range site.Paths() {
+		if e, ok := byURL[base+p]; !ok || e.File == "" {
+			t.Errorf("page %s missing from the list or the mirror: %+v", p, e)
+		}
+	}
+	checkMirror(t, mirrorDir, final)
+}
+
+// TestSecondStartExitsAtOnce is the cron keepalive: a second spider of the
+// same profile on the same list exits 0 without a word, and says why with -v.
+func TestSecondStartExitsAtOnce(t *testing.T) {
+	_, base := newSite(t, sitetest.Options{Topics: 5})
+	dir := t.TempDir()
+	listPath := filepath.Join(dir, "spider.list")
+	first := startSpider(t, dir, "--profile", "slow", "--start", base+"/", "--delay", "0")
+	eventually(t, 10*time.Second, "the first spider's first pass", func() bool { return len(readList(t, listPath)) > 0 })
+
+	code, out := spiderRun(t, dir, 10*time.Second, "--profile", "slow", "--start", base+"/")
+	if code != 0 || out != "" {
+		t.Errorf("second start: exit %d, output %q; want 0 and silence", code, out)
+	}
+	code, out = spiderRun(t, dir, 10*time.Second, "--profile", "slow", "--start", base+"/", "-v")
+	if code != 0 || !strings.Contains(out, "already running") {
+		t.Errorf("second start -v: exit %d, output %q; want 0 and 'already running'", code, out)
+	}
+	// Another profile on the same list runs.
+	code, out = spiderRun(t, dir, 30*time.Second, "--profile", "fast", "--start", base+"/", "--cycles", "1")
+	if code != 0 || strings.Contains(out, "already running") {
+		t.Errorf("fast beside slow: exit %d, output %q", code, out)
+	}
+	sendSignal(t, first, syscall.SIGINT)
+	if code := first.wait(20 * time.Second); code != 0 {
+		t.Errorf("first spider exited %d after SIGINT:\n%s", code, first.output())
+	}
+}

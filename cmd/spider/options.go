@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
+)
+
+// profileDefaults are the built-in profiles. Any other profile must be
+// defined in the config file, and starts from the slow defaults.
+var profileDefaults = map[string]Settings{
+	"fast": {Window: time.Hour, MaxLevel: 3, Stale: 0, Batch: 10},
+	"slow": {Window: 24 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: 50},
+}
+
+// Settings are the resolved settings of one run: defaults, then the config
+// file, then the flags the user set.
+type Settings struct {
+	Profile     string
+	SpiderID    string
+	List        string
+	Mirror      string
+	Starts      []string
+	Hosts       []string
+	Window      time.Duration
+	MaxLevel    int
+	Stale       time.Duration
+	Batch       int
+	Concurrency int
+	Delay       time.Duration
+	Lease       time.Duration
+	For         time.Duration
+	Cycles      int
+	UntilIdle   bool
+	Fetch       fetch.Options
+}
+
+// runFlags are the flags of the main command.
+type runFlags struct {
+	fs                                        *pflag.FlagSet
+	profile, config, list, mirror, spiderID   string
+	starts                                    []string
+	window, stale, delay, forDur, lease       time.Duration
+	maxLevel, batch, concurrency, cycles, vrb int
+	untilIdle, quiet, version, help           bool
+}
+
+func newRunFlags() *runFlags {
+	f := &runFlags{fs: pflag.NewFlagSet("spider", pflag.ContinueOnError)}
+	fs := f.fs
+	fs.SortFlags = false
+	fs.StringVarP(&f.profile, "profile", "p", "", "profile to run: fast, slow, or one defined in the config")
+	fs.StringVarP(&f.config, "config", "c", "", "TOML config `file` (see config.example.toml)")
+	fs.StringVar(&f.list, "list", "", "shared list `path` (default \"spider.list\")")
+	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default \"mirror\")")
+	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
+	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
+	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this (fast 1h, slow 24h)")
+	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
+	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this first, at any level; 0 = off (slow 336h)")
+	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "fetches at once (default 4)")
+	fs.DurationVar(&f.delay, "delay", 0, "minimum time between requests to one host (default 1s)")
+	fs.DurationVar(&f.lease, "lease", 0, "take back the claims of a spider silent this long (default 10m)")
+	fs.DurationVar(&f.forDur, "for", 0, "stop after this long")
+	fs.IntVar(&f.cycles, "cycles", 0, "stop after this many passes over the list")
+	fs.BoolVar(&f.untilIdle, "until-idle", false, "stop once nothing is due for this profile and nothing is in flight")
+	fs.CountVarP(&f.vrb, "verbose", "v", "say more (-v info, -vv debug)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print errors only")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
+	return f
+}
+
+// resolve computes the settings: defaults < config file < flags set.
+func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
+	name := f.profile
+	names := profileNames(cfg)
+	if name == "" {
+		return nil, usageErr{fmt.Errorf("no profile given"), "run spider --profile fast or spider --profile slow; spider --help lists the flags"}
+	}
+	def, builtin := profileDefaults[name]
+	_, configured := cfg.Profile[name]
+	if !builtin && !configured {
+		return nil, usageErr{fmt.Errorf("invalid profile %q, must be one of (%s)", name, strings.Join(names, "|")), "define other profiles under [profile.NAME] in the config file"}
+	}
+	if !builtin {
+		def = profileDefaults["slow"]
+	}
+	s := def
+	s.Profile, s.SpiderID = name, name
+	s.List, s.Mirror = "spider.list", "mirror"
+	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
+	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
+		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
+
+	// The config file.
+	setStr(&s.List, cfg.List)
+	setStr(&s.Mirror, cfg.Mirror)
+	s.Starts = append(s.Starts, cfg.Start...)
+	s.Hosts = append(s.Hosts, cfg.Hosts...)
+	setPtr(&s.Concurrency, cfg.Concurrency)
+	setDur(&s.Delay, cfg.Delay)
+	setDur(&s.Lease, cfg.Lease)
+	fc := cfg.Fetch
+	setStr(&s.Fetch.UserAgent, fc.UserAgent)
+	setDur(&s.Fetch.Timeout, fc.Timeout)
+	setDur(&s.Fetch.ConnectTimeout, fc.ConnectTimeout)
+	setDur(&s.Fetch.HeaderTimeout, fc.HeaderTimeout)
+	setPtr(&s.Fetch.MaxBody, fc.MaxBody)
+	setPtr(&s.Fetch.MaxRedirects, fc.MaxRedirects)
+	if p, ok := cfg.Profile[name]; ok {
+		setStr(&s.SpiderID, p.SpiderID)
+		setDur(&s.Window, p.Window)
+		setPtr(&s.MaxLevel, p.MaxLevel)
+		setDur(&s.Stale, p.Stale)
+		setPtr(&s.Batch, p.Batch)
+		setPtr(&s.Concurrency, p.Concurrency)
+		setDur(&s.Delay, p.Delay)
+	}
+
+	// Flags the user set.
+	ch := f.fs.Changed
+	if ch("list") {
+		s.List = f.list
+	}
+	if ch("mirror") {
+		s.Mirror = f.mirror
+	}
+	if ch("start") {
+		s.Starts = f.starts // flags replace the config's start URLs
+	}
+	if ch("spider-id") {
+		s.SpiderID = f.spiderID
+	}
+	if ch("window") {
+		s.Window = f.window
+	}
+	if ch("max-level") {
+		s.MaxLevel = f.maxLevel
+	}
+	if ch("stale") {
+		s.Stale = f.stale
+	}
+	if ch("batch") {
+		s.Batch = f.batch
+	}
+	if ch("concurrency") {
+		s.Concurrency = f.concurrency
+	}
+	if ch("delay") {
+		s.Delay = f.delay
+	}
+	if ch("lease") {
+		s.Lease = f.lease
+	}
+	s.For, s.Cycles, s.UntilIdle = f.forDur, f.cycles, f.untilIdle
+	if s.Fetch.UserAgent == "" {
+		s.Fetch.UserAgent = userAgent(s.SpiderID)
+	}
+	return &s, s.validate()
+}
+
+func (s *Settings) validate() error {
+	switch {
+	case !validProfileName(s.SpiderID):
+		return usageErr{fmt.Errorf("invalid spider id %q", s.SpiderID), "a spider id is 1-12 characters from [A-Za-z0-9_.-]"}
+	case s.Window <= 0:
+		return usageErr{fmt.Errorf("--window must be positive, got %v", s.Window), ""}
+	case s.MaxLevel < -1:
+		return usageErr{fmt.Errorf("--max-level must be -1 (no limit) or more, got %d", s.MaxLevel), ""}
+	case s.Stale < 0:
+		return usageErr{fmt.Errorf("--stale must not be negative, got %v", s.Stale), ""}
+	case s.Batch < 1:
+		return usageErr{fmt.Errorf("--batch must be at least 1, got %d", s.Batch), ""}
+	case s.Concurrency < 1 || s.Concurrency > 256:
+		return usageErr{fmt.Errorf("--concurrency must be 1 to 256, got %d", s.Concurrency), ""}
+	case s.Delay < 0:
+		return usageErr{fmt.Errorf("--delay must not be negative, got %v", s.Delay), ""}
+	case s.Lease < 10*time.Second:
+		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
+	case s.Cycles < 0:
+		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
+	case s.List == "" || s.Mirror == "":
+		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	return nil
+}
+
+func profileNames(cfg *Config) []string {
+	names := []string{"fast", "slow"}
+	var extra []string
+	for n := range cfg.Profile {
+		if _, ok := profileDefaults[n]; !ok {
+			extra = append(extra, n)
+		}
+	}
+	sort.Strings(extra)
+	return append(names, extra...)
+}
+
+func setStr(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+func setPtr[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setDur(dst *time.Duration, v *Duration) {
+	if v != nil {
+		*dst = v.Duration
+	}
+}
+
+func (s *Settings) profile() claim.Profile {
+	return claim.Profile{Name: s.Profile, Window: s.Window, MaxLevel: s.MaxLevel, Stale: s.Stale, Batch: s.Batch}
+}

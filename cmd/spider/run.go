@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/spider-mirror/spider/internal/crawl"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/urlkey"
+	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+const usageHead = `spider keeps a browsable on-disk mirror of a living web site fresh.
+
+Usage:
+  spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
+  spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
+
+Run a fast and a slow spider side by side on one list: the fast one keeps the
+top levels fresh within its window (1h), the slow one refreshes every page
+within its window (24h) and any copy older than two weeks first. A second
+spider with the same profile on the same list exits at once (status 0), which
+makes a cron keepalive line safe.
+
+Flags (they override the config file, which overrides the defaults):
+`
+
+const usageTail = `
+Exit status:
+  0  done, stopped by SIGINT/SIGTERM, or already running
+  1  runtime failure (the message says what to do)
+  2  usage error: bad flag, profile, config key or value
+`
+
+// run is the whole program, minus the process: it returns an error instead
+// of exiting, and writes only to stdout and stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "status" {
+		return runStatus(ctx, args[1:], stdout)
+	}
+	f := newRunFlags()
+	f.fs.SetOutput(io.Discard)
+	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return printUsage(stdout, f.fs)
+		}
+		return usageErr{err, "spider --help lists the flags"}
+	}
+	switch {
+	case f.help:
+		return printUsage(stdout, f.fs)
+	case f.version:
+		_, err := fmt.Fprintln(stdout, "spider", versionString())
+		return err
+	case f.fs.NArg() > 0:
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status; or run a spider with --profile"}
+	}
+	cfg := &Config{}
+	if f.config != "" {
+		var err error
+		if cfg, err = LoadConfig(f.config); err != nil {
+			return err
+		}
+	}
+	s, err := f.resolve(cfg)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, f.vrb, f.quiet)
+	return runSpider(ctx, s, log)
+}
+
+func runSpider(ctx context.Context, s *Settings, log *slog.Logger) error {
+	var starts []string
+	for _, raw := range s.Starts {
+		u, err := urlkey.Parse(raw)
+		if err != nil {
+			return usageErr{fmt.Errorf("start URL %q: %v", raw, err), "start URLs are absolute http:// or https:// URLs"}
+		}
+		starts = append(starts, u)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
+		return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
+	}
+	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		return err
+	}
+	lock, err := list.LockSpider(l.Path(), s.SpiderID)
+	if errors.Is(err, list.ErrRunning) {
+		log.Info("already running; exiting", "spider", s.SpiderID, "list", l.Path())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+
+	hosts, err := scopeHosts(ctx, l, starts, s.Hosts)
+	if err != nil {
+		return listErr(err)
+	}
+	if len(hosts) == 0 {
+		return usageErr{errors.New("nothing to crawl: no start URL and the list holds no level-0 line"),
+			"pass --start URL (or set start in the config file)"}
+	}
+	m, err := mirror.Open(s.Mirror)
+	if err != nil {
+		return hintErr{err, "check --mirror: the directory must be writable"}
+	}
+	defer m.Close()
+
+	if s.For > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.For)
+		defer cancel()
+	}
+	eng := crawl.New(crawl.Config{
+		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
+		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
+		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
+	}, l, m, fetch.New(s.Fetch))
+	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
+		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
+	sum, err := eng.Run(ctx)
+	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "archived", sum.Archived,
+		"errors", sum.Errors, "added", sum.Added, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
+		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
+	if err != nil {
+		return listErr(err)
+	}
+	return nil
+}
+
+// scopeHosts returns the hosts the spider follows links on: those of the
+// start URLs, of the list's level-0 lines, and the configured ones.
+func scopeHosts(ctx context.Context, l *list.List, starts, extra []string) ([]string, error) {
+	seen := map[string]bool{}
+	var hosts []string
+	add := func(h string) {
+		if h != "" && !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	for _, s := range starts {
+		add(urlkey.Host(s))
+	}
+	for _, h := range extra {
+		add(h)
+	}
+	err := l.Scan(ctx, func(e *list.Entry) error {
+		if e.Level == 0 {
+			add(urlkey.Host(e.URL))
+		}
+		return nil
+	})
+	return hosts, err
+}
+
+func listErr(err error) error {
+	var pe *list.ParseError
+	if errors.As(err, &pe) {
+		return hintErr{err, "the list was edited or damaged: fix or remove that line; nothing was written"}
+	}
+	return err
+}
+
+func rate(n int, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(int(float64(n)/secs*10)) / 10
+}
+
+func newLogger(w io.Writer, verbose int, quiet bool) *slog.Logger {
+	level := slog.LevelWarn
+	switch {
+	case quiet:
+		level = slog.LevelError
+	case verbose == 1:
+		level = slog.LevelInfo
+	case verbose >= 2:
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func printUsage(w io.Writer, fs *pflag.FlagSet) error {
+	_, err := fmt.Fprint(w, usageHead+fs.FlagUsages()+usageTail)
+	return err
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// Status is the output of spider status --json. Field names are stable.
+type Status struct {
+	List    string              `json:"list"`
+	At      time.Time           `json:"at"`
+	Lines   int                 `json:"lines"`
+	States  map[string]int      `json:"states"`  // state name -> lines
+	Levels  []LevelStatus       `json:"levels"`  // by level, ascending
+	Claims  map[string]int      `json:"claims"`  // spider_id -> lines claimed now
+	Spiders []list.SpiderStatus `json:"spiders"` // every spider that ran on the list
+}
+
+// LevelStatus summarises one level of the list.
+type LevelStatus struct {
+	Level      int        `json:"level"`
+	Lines      int        `json:"lines"`
+	Copies     int        `json:"copies"`      // lines with a copy in the mirror
+	OldestCopy *time.Time `json:"oldest_copy"` // null if no copy
+}
+
+func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := pflag.NewFlagSet("spider status", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
+	config := fs.StringP("config", "c", "", "TOML config `file`")
+	asJSON := fs.Bool("json", false, "print JSON (schema: see README)")
+	help := fs.BoolP("help", "h", false, "print this help")
+	if err := fs.Parse(args); err != nil {
+		return usageErr{err, "spider status --help lists the flags"}
+	}
+	if *help {
+		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH] [--config FILE] [--json]\n\n"+fs.FlagUsages())
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr{fmt.Errorf("status takes no arguments, got %q", fs.Arg(0)), ""}
+	}
+	path := "spider.list"
+	if *config != "" {
+		cfg, err := LoadConfig(*config)
+		if err != nil {
+			return err
+		}
+		setStr(&path, cfg.List)
+	}
+	if fs.Changed("list") {
+		path = *listPath
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return hintErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
+	}
+	st, err := collectStatus(ctx, path)
+	if err != nil {
+		return listErr(err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	return printStatus(stdout, st)
+}
+
+func collectStatus(ctx context.Context, path string) (*Status, error) {
+	l, err := list.Open(path, list.Options{})
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{List: l.Path(), At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}}
+	levels := map[int]*LevelStatus{}
+	err = l.Scan(ctx, func(e *list.Entry) error {
+		st.Lines++
+		st.States[e.State.String()]++
+		if e.Spider != "" {
+			st.Claims[e.Spider]++
+		}
+		ls := levels[e.Level]
+		if ls == nil {
+			ls = &LevelStatus{Level: e.Level}
+			levels[e.Level] = ls
+		}
+		ls.Lines++
+		if e.File != "" && !e.Modified.IsZero() {
+			ls.Copies++
+			if ls.OldestCopy == nil || e.Modified.Before(*ls.OldestCopy) {
+				t := e.Modified
+				ls.OldestCopy = &t
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, ls := range levels {
+		st.Levels = append(st.Levels, *ls)
+	}
+	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
+	if st.Spiders, err = list.ReadStatuses(l.Path()); err != nil {
+		return nil, err
+	}
+	if st.Spiders == nil {
+		st.Spiders = []list.SpiderStatus{}
+	}
+	return st, nil
+}
+
+func printStatus(w io.Writer, st *Status) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "list\t%s\t%d lines\n", st.List, st.Lines)
+	fmt.Fprintf(tw, "states\t")
+	for _, s := range []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error} {
+		fmt.Fprintf(tw, "%s %d  ", s, st.States[s.String()])
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "\nlevel\tlines\tcopies\toldest copy")
+	for _, ls := range st.Levels {
+		oldest := "-"
+		if ls.OldestCopy != nil {
+			oldest = fmt.Sprintf("%s (%s ago)", ls.OldestCopy.Format(time.RFC3339), time.Since(*ls.OldestCopy).Round(time.Second))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\n", ls.Level, ls.Lines, ls.Copies, oldest)
+	}
+	fmt.Fprintln(tw, "\nspider\trunning\tpid\tclaims\tlast pass\tlines\tadded\trecorded\tclaimed\tlock held")
+	for _, sp := range st.Spiders {
+		running := "no"
+		if sp.Running {
+			running = "yes"
+		}
+		last := "-"
+		if !sp.Heartbeat.IsZero() {
+			last = time.Since(sp.Heartbeat).Round(time.Second).String() + " ago"
+		}
+		c := sp.LastCycle
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%.3fs\n", sp.Spider, running, sp.PID, st.Claims[sp.Spider],
+			last, c.Lines, c.Added, c.Recorded, c.Claimed, c.HeldSec)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,34 @@
+// Command testsite serves the sitetest forum on a loopback address and
+// changes it on a timer, so spider can be demonstrated against a living site.
+//
+// Usage:
+//
+//	testsite [-addr 127.0.0.1:0] [-topics 30] [-latency 0] [-churn 10s] [-ready-file PATH]
+//
+// It prints "listening on http://127.0.0.1:PORT/" once it accepts
+// connections and, with -ready-file, writes the same URL to PATH atomically
+// (temp file and rename) so a script can wait for the file instead of
+// sleeping; the file is removed on exit. Every -churn interval it applies one
+// change in rotation and prints it as one line:
+//
+//	change: added /topic/31-churn-topic-1      new topic, announced on the home page
+//	change: edited /topic/3-…                  silent edit of a topic at level 3 or deeper
+//	change: deleted /topic/15-…                topic (and replies) now 404
+//
+// SIGINT or SIGTERM shuts the server down and exits 0. Exit status is 2 for
+// usage errors (including a non-loopback -addr) and 1 for other errors.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/sitetest"
+)
+
+// options are the command-line flags.
+type options struct {
+	addr      string
+	topics    int
+	latency   time.Duration
+	churn     time.Duration
+	readyFile string
+}
+
+// usageError marks errors in the command line (exit status 2). quiet means
+// the flag package has already reported it.
+type usageError struct {
+	err   error
+	quiet bool
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("testsite", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "loopback `host:port` to listen on (port 0 picks a free one)")
+	fs.IntVar(&o.topics, "topics", sitetest.DefaultTopics, "number of topics at start")
+	fs.DurationVar(&o.latency, "latency", 0, "delay before answering each request")
+	fs.DurationVar(&o.churn, "churn", 10*time.Second, "interval between changes to the site (0 disables)")
+	fs.StringVar(&o.readyFile, "ready-file", "", "write the base URL to `path` once listening")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, usageError{err, true}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	case o.topics < 1:
+		return o, usageError{err: fmt.Errorf("-topics %d: must be at least 1", o.topics)}
+	case o.latency < 0:
+		return o, usageError{err: fmt.Errorf("-latency %v: must not be negative", o.latency)}
+	case o.churn < 0:
+		return o, usageError{err: fmt.Errorf("-churn %v: must not be negative", o.churn)}
+	}
+	if err := checkLoopback(o.addr); err != nil {
+		return o, usageError{err: err}
+	}
+	return o, nil
+}
+
+// checkLoopback refuses addresses that would expose the site beyond this
+// machine: the host must be a loopback IP or "localhost".
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-addr %q: refusing non-loopback address (use 127.0.0.1)", addr)
+}
+
+// run serves the site until ctx is done, then shuts down and returns nil.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	site := sitetest.New(sitetest.Options{Topics: o.topics, Latency: o.latency})
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           site.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Shutting down cancels requests still sleeping off -latency.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	base := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(stdout, "listening on %s\n", base)
+	if o.readyFile != "" {
+		if err := writeFileAtomic(o.readyFile, []byte(base+"\n")); err != nil {
+			srv.Close()
+			return err
+		}
+		defer os.Remove(o.readyFile)
+	}
+
+	var tick <-chan time.Time
+	if o.churn > 0 {
+		t := time.NewTicker(o.churn)
+		defer t.Stop()
+		tick = t.C
+	}
+	c := &churner{site: site}
+	for {
+		select {
+		case <-tick:
+			fmt.Fprintf(stdout, "change: %s\n", c.step())
+		case err := <-served:
+			return fmt.Errorf("serve: %w", err)
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil {
+				return fmt.Errorf("shutdown: %w", err)
+			}
+			return nil
+		}
+	}
+}
+
+// writeFileAtomic writes data to a temporary file next to name and renames it
+// over name, so a reader sees either no file or the whole content.
+func writeFileAtomic(name string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}
+
+// exitCode reports err on stderr and maps it to the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		if !ue.quiet {
+			fmt.Fprintf(stderr, "testsite: error: %v\n", err)
+		}
+		return 2
+	default:
+		fmt.Fprintf(stderr, "testsite: error: %v\n", err)
+		return 1
+	}
+}

@@ -1,0 +1,306 @@
+// Package crawl runs one spider: it alternates short locked passes over the
+// shared list (record results, append found links, claim a batch) with
+// fetching the claimed pages, without the lock, into the mirror.
+//
+// It is the only package that knows list, claim, fetch, extract and mirror
+// together. The profile (fast, slow, or any other) is data in Config; there
+// is no branch on its name.
+//
+// Order of durability: a page is written to the mirror (fsynced, renamed,
+// directory fsynced) before the pass that records it as downloaded, so the
+// list never points at a copy that is not on disk. A failed fetch never
+// touches the copy: only a successful 2xx response replaces a file.
+//
+// The engine is a pipeline, not a barrier: workers fetch claimed lines while
+// the loop runs a pass whenever the batch is done, results have waited for
+// the flush interval, or the spider is idle and lines may have become due.
+// Each pass tops the in-flight set back up to the profile's batch size.
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// Config is one spider's settings.
+type Config struct {
+	Spider      string        // spider_id in the list
+	Profile     claim.Profile // what and when to claim
+	Starts      []string      // canonical start URLs, added at level 0
+	Hosts       []string      // host[:port]s in scope; empty = the start URLs' hosts
+	Concurrency int           // fetches at once
+	Delay       time.Duration // minimum time between two requests to one host
+	Lease       time.Duration // claims of a spider silent this long are taken back
+	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
+	MaxLinks    int           // links taken from one page; 0 = 5000
+	UntilIdle   bool          // stop once nothing is due and nothing is in flight
+	MaxCycles   int           // stop after this many passes; 0 = no limit
+	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Logger      *slog.Logger  // nil discards
+	Now         func() time.Time
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Cycles    int
+	Fetched   int // pages fetched with a 2xx answer and written
+	Archived  int
+	Errors    int
+	Bytes     int64
+	Added     int // lines appended to the list
+	Dropped   int // results dropped: the claim had been taken back
+	Elapsed   time.Duration
+	LastCycle list.CycleStats
+}
+
+// Engine is one running spider.
+type Engine struct {
+	cfg     Config
+	list    *list.List
+	mirror  *mirror.Mirror
+	fetch   *fetch.Client
+	log     *slog.Logger
+	scope   map[string]bool
+	polite  *politeness
+	retry   *backoff
+	started time.Time
+
+	mu      sync.Mutex // guards the fields below
+	results []list.Result
+	adds    []list.Add
+	sum     Summary
+	wake    chan struct{} // a fetch finished
+}
+
+// New returns an engine. l, m and f are shared with nobody else in the
+// process that could run passes for the same spider id.
+func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.MaxLinks == 0 {
+		cfg.MaxLinks = 5000
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = 10 * time.Second
+	}
+	if cfg.Flush == 0 {
+		cfg.Flush = clamp(cfg.Profile.Window/4, 200*time.Millisecond, 10*time.Second)
+	}
+	scope := map[string]bool{}
+	for _, h := range cfg.Hosts {
+		scope[h] = true
+	}
+	if len(scope) == 0 {
+		for _, s := range cfg.Starts {
+			scope[hostOf(s)] = true
+		}
+	}
+	return &Engine{
+		cfg: cfg, list: l, mirror: m, fetch: f, log: cfg.Logger, scope: scope,
+		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
+		wake: make(chan struct{}, 1),
+	}
+}
+
+func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
+
+// Run runs passes and fetches until ctx ends, the spider is idle (with
+// UntilIdle) or MaxCycles passes have run. On the way out it waits up to
+// StopGrace for fetches in flight, records what finished and returns every
+// other claim to the pool. A cancelled ctx is a normal stop, not an error.
+func (e *Engine) Run(ctx context.Context) (Summary, error) {
+	e.started = e.cfg.Now()
+	work := make(chan list.Entry, max(e.cfg.Profile.Batch, 1))
+	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelFetches()
+	var wg sync.WaitGroup
+	for range e.cfg.Concurrency {
+		wg.Go(func() {
+			for en := range work {
+				e.process(fetchCtx, ctx, en)
+			}
+		})
+	}
+
+	inflight := map[string]bool{}
+	var runErr error
+	first := true
+	flush := time.NewTimer(e.cfg.Flush)
+	defer flush.Stop()
+	for {
+		c := e.cycle(first, len(inflight))
+		if err := e.list.Run(ctx, c); err != nil {
+			if ctx.Err() == nil {
+				runErr = err
+			}
+			e.requeue(c) // nothing was written: keep what the pass carried
+			break
+		}
+		first = false
+		e.account(c)
+		for _, r := range c.Results {
+			delete(inflight, r.URL)
+		}
+		for _, en := range c.Claimed {
+			inflight[en.URL] = true
+			work <- en // never blocks: in flight ≤ batch = cap(work)
+		}
+		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
+			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
+			"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec)
+		if ctx.Err() != nil || e.cfg.MaxCycles > 0 && e.sum.Cycles >= e.cfg.MaxCycles {
+			break
+		}
+		if len(inflight) == 0 && len(c.Claimed) == 0 && e.pending() == 0 {
+			if e.cfg.UntilIdle {
+				break
+			}
+			if !e.idle(ctx, c) {
+				break
+			}
+			continue
+		}
+		// Wait for the batch to drain, or the flush interval with results ready.
+		flush.Reset(e.cfg.Flush)
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				break wait
+			case <-e.wake:
+				if e.pending() >= len(inflight) {
+					break wait // everything in flight has finished
+				}
+			case <-flush.C:
+				if e.pending() > 0 {
+					break wait
+				}
+				flush.Reset(e.cfg.Flush)
+			}
+		}
+	}
+
+	// Stop: no more claims; let fetches in flight finish within the grace.
+	close(work)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(e.cfg.StopGrace):
+		cancelFetches()
+		<-done
+	}
+	// The last pass records what finished and hands everything else back.
+	// It must run even though ctx is cancelled, but not forever.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	c := e.cycle(false, 0)
+	c.ReleaseOwn = true
+	c.Pick = nil
+	if err := e.list.Run(lctx, c); err != nil {
+		runErr = errorsJoin(runErr, fmt.Errorf("last pass: %w", err))
+	} else {
+		e.account(c)
+	}
+	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
+	return e.sum, runErr
+}
+
+// cycle builds the next pass from what the workers produced.
+func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
+	now := e.cfg.Now()
+	e.mu.Lock()
+	c := &list.Cycle{
+		Spider: e.cfg.Spider, Now: now, Started: e.started, Lease: e.cfg.Lease,
+		Add: e.adds, Results: e.results, ReleaseOwn: first,
+	}
+	e.adds, e.results = nil, nil
+	sum := e.sum
+	e.mu.Unlock()
+	if first {
+		for _, s := range e.cfg.Starts {
+			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
+		}
+	}
+	if want := e.cfg.Profile.Batch - inflight; want > 0 {
+		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: e.retry.skip(now)}
+	}
+	c.Extra, _ = json.Marshal(statusExtra{Profile: e.cfg.Profile.Name, Window: e.cfg.Profile.Window.String(),
+		MaxLevel: e.cfg.Profile.MaxLevel, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight})
+	return c
+}
+
+type statusExtra struct {
+	Profile  string `json:"profile"`
+	Window   string `json:"window"`
+	MaxLevel int    `json:"max_level"`
+	Fetched  int    `json:"fetched"`
+	Errors   int    `json:"errors"`
+	Archived int    `json:"archived"`
+	InFlight int    `json:"in_flight"`
+}
+
+// requeue puts a failed pass's inputs back for the next attempt.
+func (e *Engine) requeue(c *list.Cycle) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.adds = append(c.Add, e.adds...)
+	e.results = append(c.Results, e.results...)
+}
+
+func (e *Engine) account(c *list.Cycle) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sum.Cycles++
+	e.sum.Added += c.Stats.Added
+	e.sum.Dropped += c.Stats.Dropped
+	e.sum.LastCycle = c.Stats
+}
+
+func (e *Engine) pending() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.results)
+}
+
+// idle waits until a line may have become due: the earliest time the
+// picker saw, or a poll interval, since other spiders add lines too.
+func (e *Engine) idle(ctx context.Context, c *list.Cycle) bool {
+	d := clamp(e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
+	if k, ok := c.Pick.(*claim.Picker); ok && !k.Next.IsZero() {
+		if until := k.Next.Sub(e.cfg.Now()); until < d {
+			d = max(until, 10*time.Millisecond)
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func errorsJoin(a, b error) error {
+	if a == nil {
+		return b
+	}
+	return fmt.Errorf("%w; %w", a, b)
+}

@@ -1,0 +1,188 @@
+package crawl
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// fakeSite serves fixed answers per path that a test can change.
+type fakeSite struct {
+	mu     sync.Mutex
+	status map[string]int
+	body   map[string]string
+	hits   map[string]int
+}
+
+func (s *fakeSite) set(path string, status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.status[path], s.body[path] = status, body
+}
+
+func (s *fakeSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	st, ok := s.status[r.URL.Path]
+	body := s.body[r.URL.Path]
+	s.hits[r.URL.Path]++
+	s.mu.Unlock()
+	if !ok {
+		st = http.StatusNotFound
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(st)
+	w.Write([]byte(body))
+}
+
+type env struct {
+	site  *fakeSite
+	base  string
+	list  *list.List
+	mdir  string
+	m     *mirror.Mirror
+	clock time.Time
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	site := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
+	srv := httptest.NewServer(site)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mirror.Open(filepath.Join(dir, "mirror"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return &env{site: site, base: srv.URL, list: l, mdir: filepath.Join(dir, "mirror"), m: m,
+		clock: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+}
+
+// crawl runs one --until-idle spider at the env's clock.
+func (v *env) crawl(t *testing.T, window time.Duration) Summary {
+	t.Helper()
+	now := v.clock
+	e := New(Config{
+		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: window, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true,
+		Now: func() time.Time { return now },
+	}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
+	sum, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return sum
+}
+
+func (v *env) line(t *testing.T, u string) list.Entry {
+	t.Helper()
+	var found list.Entry
+	v.list.Scan(context.Background(), func(e *list.Entry) error {
+		if e.URL == u {
+			found = e.Clone()
+		}
+		return nil
+	})
+	if found.URL == "" {
+		t.Fatalf("no line for %s", u)
+	}
+	return found
+}
+
+func (v *env) file(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(v.mdir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatalf("mirror file %s: %v", rel, err)
+	}
+	return string(b)
+}
+
+// A copy survives every kind of failure; only a 2xx replaces it, and only
+// 404/410 archive the line.
+func TestFailedFetchKeepsCopy(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/page">p</a>`)
+	v.site.set("/page", 200, "version 1")
+	if sum := v.crawl(t, time.Hour); sum.Fetched != 2 {
+		t.Fatalf("first crawl fetched %d pages, want 2", sum.Fetched)
+	}
+	page := v.base + "/page"
+	first := v.line(t, page)
+	if first.State != list.Downloaded || v.file(t, first.File) != "version 1" {
+		t.Fatalf("after first crawl: %+v", first)
+	}
+
+	steps := []struct {
+		status    int
+		body      string
+		wantState list.State
+		wantCopy  string
+	}{
+		{500, "server error page", list.Error, "version 1"},
+		{503, "", list.Error, "version 1"},
+		{403, "forbidden", list.Error, "version 1"},
+		{404, "not found page", list.Archived, "version 1"},
+		{200, "version 2", list.Downloaded, "version 2"}, // the page came back
+		{410, "gone", list.Archived, "version 2"},
+	}
+	for _, s := range steps {
+		v.clock = v.clock.Add(2 * time.Hour)
+		v.site.set("/page", s.status, s.body)
+		v.crawl(t, time.Hour)
+		got := v.line(t, page)
+		if got.State != s.wantState || got.Spider != "" {
+			t.Errorf("after %d: line %+v, want state %v, unclaimed", s.status, got, s.wantState)
+		}
+		if c := v.file(t, first.File); c != s.wantCopy {
+			t.Errorf("after %d: copy %q, want %q", s.status, c, s.wantCopy)
+		}
+	}
+}
+
+// A failing URL is not fetched again at every pass of the same spider.
+func TestBackoffBoundsRetries(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/broken">b</a>`)
+	v.site.set("/broken", 500, "")
+	v.crawl(t, time.Hour)
+	v.site.mu.Lock()
+	hits := v.site.hits["/broken"]
+	v.site.mu.Unlock()
+	if hits != 1 {
+		t.Errorf("/broken fetched %d times in one run, want 1 (backoff)", hits)
+	}
+}
+
+// Redirect targets become lines of their own; the redirecting URL keeps a
+// copy so links to it work in the mirror.
+func TestRedirectTargetJoinsList(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/old">o</a>`)
+	v.site.set("/new", 200, "moved here")
+	mux := http.NewServeMux()
+	mux.Handle("/", v.site)
+	mux.Handle("/old", http.RedirectHandler("/new", http.StatusMovedPermanently))
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	v.base = ts.URL
+	v.crawl(t, time.Hour)
+	old, moved := v.line(t, v.base+"/old"), v.line(t, v.base+"/new")
+	if old.State != list.Downloaded || moved.State != list.Downloaded || v.file(t, old.File) != "moved here" {
+		t.Errorf("old %+v, new %+v", old, moved)
+	}
+}

@@ -1,0 +1,114 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/urlkey"
+	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// process fetches one claimed line and queues its result and links. A
+// stopping spider (runCtx done) hands unstarted lines back unfetched.
+func (e *Engine) process(ctx, runCtx context.Context, en list.Entry) {
+	res := list.Result{URL: en.URL} // State 0: returned unfetched
+	var adds []list.Add
+	defer func() { e.finish(res, adds) }()
+	if runCtx.Err() != nil {
+		return
+	}
+	if err := e.polite.wait(runCtx, hostOf(en.URL)); err != nil {
+		return
+	}
+	resp, err := e.fetch.Get(ctx, en.URL, nil)
+	now := e.cfg.Now()
+	switch {
+	case err == nil:
+		res, adds = e.store(en, resp, now)
+	case fetch.Gone(err):
+		// The copy is kept; the line says the page is gone and since when
+		// it was last seen gone, so it is checked again a window later.
+		res.State, res.Modified = list.Archived, now
+		e.count(func(s *Summary) { s.Archived++ })
+		e.log.Info("gone", "url", en.URL, "err", err)
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		// Stopped mid-fetch: hand the line back untouched.
+	default:
+		res.State = list.Error
+		e.retry.fail(en.URL, now)
+		e.count(func(s *Summary) { s.Errors++ })
+		e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
+	}
+}
+
+// store writes a fetched page into the mirror and extracts its links.
+func (e *Engine) store(en list.Entry, resp *fetch.Response, now time.Time) (list.Result, []list.Add) {
+	res := list.Result{URL: en.URL}
+	var adds []list.Add
+	// A redirect's target is a page of its own; the redirecting URL keeps a
+	// copy too so links to it work in the mirror.
+	for _, u := range append(resp.Redirects, resp.URL) {
+		if u != en.URL && e.inScope(u) {
+			adds = append(adds, list.Add{URL: u, Level: en.Level})
+		}
+	}
+	file, err := mirror.Path(en.URL, resp.MediaType)
+	if err == nil {
+		err = e.mirror.Write(file, resp.Body)
+	}
+	if err != nil {
+		res.State = list.Error
+		e.retry.fail(en.URL, now)
+		e.count(func(s *Summary) { s.Errors++ })
+		e.log.Error("mirror write failed", "url", en.URL, "err", err)
+		return res, adds
+	}
+	e.retry.ok(en.URL)
+	res.State, res.File, res.Modified = list.Downloaded, file, now
+	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
+	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
+
+	if isHTML(resp.MediaType) {
+		links, err := extract.HTML(resp.URL, resp.Header.Get("Content-Type"), resp.Body)
+		if err != nil {
+			e.log.Warn("links not extracted", "url", en.URL, "err", err)
+		}
+		for i, l := range links {
+			if i >= e.cfg.MaxLinks {
+				e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
+				break
+			}
+			if e.inScope(l.URL) {
+				adds = append(adds, list.Add{URL: l.URL, Level: en.Level + 1})
+			}
+		}
+	}
+	return res, adds
+}
+
+func isHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
+
+func (e *Engine) inScope(u string) bool { return e.scope[hostOf(u)] }
+
+func hostOf(u string) string { return urlkey.Host(u) }
+
+func (e *Engine) finish(res list.Result, adds []list.Add) {
+	e.mu.Lock()
+	e.results = append(e.results, res)
+	e.adds = append(e.adds, adds...)
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) count(f func(*Summary)) {
+	e.mu.Lock()
+	f(&e.sum)
+	e.mu.Unlock()
+}

@@ -1,0 +1,156 @@
+// Package extract finds the links in a page.
+//
+// HTML returns every URL a page refers to, absolute and canonical
+// (urlkey), deduplicated, in document order, each tagged with the Kind of
+// reference: a page to crawl, a frame, or a requisite the page needs to
+// display. It is pure: no network, no policy. Which links to follow (same
+// host, depth, traps, robots) is decided by the caller.
+//
+// Bytes are never assumed to be UTF-8. The encoding is determined as a
+// browser does (BOM, then the Content-Type charset, then a <meta> prescan of
+// the first 1024 bytes, then a UTF-8 check with windows-1252 as fallback) and
+// the page is decoded before parsing. As in a browser, non-ASCII characters in
+// a link's path are percent-encoded as UTF-8, and in its query in the page's
+// encoding.
+//
+// Input and output are bounded: at most MaxInput bytes of a page are read and
+// at most MaxLinks links are returned. HTML is safe for concurrent use.
+package extract
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
+
+	"github.com/spider-mirror/spider/internal/urlkey"
+)
+
+// Limits on what HTML handles. A page longer than MaxInput is cut there and
+// its tail ignored; links beyond the first MaxLinks distinct ones are ignored.
+const (
+	MaxInput = 32 << 20
+	MaxLinks = 10000
+)
+
+// Kind says how a page refers to a URL.
+type Kind uint8
+
+const (
+	Page      Kind = iota + 1 // a page to crawl: a[href], area[href], meta refresh, link rel=canonical/alternate/...
+	Frame                     // a document shown inside the page: frame[src], iframe[src]
+	Requisite                 // a resource the page loads to display: img, script, stylesheet, icon, media
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Page:
+		return "page"
+	case Frame:
+		return "frame"
+	case Requisite:
+		return "requisite"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// A Link is one URL found in a page.
+type Link struct {
+	URL  string // canonical absolute http or https URL
+	Kind Kind
+	Tag  string // lower-case element name, e.g. "img"
+	Attr string // attribute the URL came from, e.g. "srcset"
+}
+
+// HTML parses an HTML document served at base (a URL, canonicalised with
+// urlkey.Parse) with Content-Type header value contentType (may be "") and
+// returns its links: resolved against the document's base URL (<base href>
+// if present, else base), deduplicated with the first occurrence winning, in
+// document order. References that do not resolve to an http or https URL
+// (mailto:, javascript:, data:, tel:, malformed) are dropped. A fragment-only
+// reference ("#top") resolves to the page itself. Links in <noscript> are
+// found (the page is parsed with scripting off); links in script text are not.
+// A page the parser rejects (nested deeper than 512 elements) is scanned tag
+// by tag instead, with the same rules.
+//
+// The error is non-nil only if base is not a valid http or https URL.
+func HTML(base string, contentType string, body []byte) ([]Link, error) {
+	docURL, err := urlkey.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("extract: base url: %w", err)
+	}
+	if len(body) > MaxInput {
+		body = body[:MaxInput]
+	}
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	c := &collector{base: docURL, query: newQueryEncoder(name), seen: map[string]bool{}}
+
+	root, err := html.ParseWithOptions(decode(body, enc), html.ParseOptionEnableScripting(false))
+	if err != nil {
+		// The parser refuses pages nested deeper than 512 open elements
+		// (unclosed <div>s, <font>s): fall back to the tokenizer.
+		return c.tokens(func() io.Reader { return decode(body, enc) }), nil
+	}
+	return c.tree(root), nil
+}
+
+func decode(body []byte, enc encoding.Encoding) io.Reader {
+	r := io.Reader(bytes.NewReader(body))
+	if enc != nil && enc != encoding.Nop {
+		r = transform.NewReader(r, enc.NewDecoder())
+	}
+	return r
+}
+
+// tree collects links from a parsed document.
+func (c *collector) tree(root *html.Node) []Link {
+	doc := goquery.NewDocumentFromNode(root)
+	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
+		c.setBase(href)
+	}
+	doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		n := s.Get(0)
+		c.element(n.Data, n.Attr)
+		return len(c.links) < MaxLinks
+	})
+	return c.links
+}
+
+// tokens collects links from the start tags of a document the parser
+// rejected: one pass for the first <base href>, which applies to every link
+// as in a parsed document, then one for the links.
+func (c *collector) tokens(open func() io.Reader) []Link {
+	z := html.NewTokenizer(open())
+	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		t := z.Token()
+		if t.Data == "noscript" {
+			z.NextIsNotRawText()
+		}
+		if href, ok := attr(t.Attr, "href"); ok && t.Data == "base" {
+			c.setBase(href)
+			break
+		}
+	}
+	z = html.NewTokenizer(open())
+	for len(c.links) < MaxLinks {
+		switch z.Next() {
+		case html.ErrorToken:
+			return c.links
+		case html.StartTagToken, html.SelfClosingTagToken:
+			t := z.Token()
+			if t.Data == "noscript" {
+				z.NextIsNotRawText() // scripting is off: its content is markup
+			}
+			c.element(t.Data, t.Attr)
+		}
+	}
+	return c.links
+}

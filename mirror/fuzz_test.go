@@ -1,0 +1,215 @@
+package mirror
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/spider-mirror/spider/internal/urlkey"
+)
+
+var fuzzTypes = []string{html, css, png, ""}
+
+// FuzzPath checks the safety properties of every path Path returns, even
+// for a string that is not canonical, and, for URLs that urlkey accepts,
+// that Path succeeds, that ReserveLen bounds it, and that distinct URLs get
+// distinct paths under one media type except for the documented aliases
+// (aliasKey).
+func FuzzPath(f *testing.F) {
+	for _, tt := range pathTests {
+		f.Add(tt.url, "http://example.com/index.html")
+	}
+	f.Add("http://h/d/", "http://h/d/index")
+	f.Add("http://h/a?x", "https://h/a?x.html")
+	f.Add("http://h/s", "http://h/s.css")
+	f.Add("http://h/a%2Fb", "http://h/a/b")
+	f.Add("http://h/caf%C3%A9", "http://h/caf%c3%a9")
+	f.Add("http://h//", "http://h/%7Bempty%7D/")
+	f.Add("http://h/"+strings.Repeat("é", 120), "http://h/"+strings.Repeat("é", 121))
+	f.Fuzz(func(t *testing.T, a, b string) {
+		// Whatever Path accepts, canonical or not, is safe.
+		for _, typ := range fuzzTypes {
+			if p, err := Path(a, typ); err == nil {
+				checkPath(t, a, p)
+			}
+		}
+		u1, err1 := urlkey.Parse(a)
+		u2, err2 := urlkey.Parse(b)
+		if err1 == nil {
+			checkURL(t, u1)
+		}
+		if err2 == nil {
+			checkURL(t, u2)
+		}
+		if err1 != nil || err2 != nil || u1 == u2 {
+			return
+		}
+		for _, typ := range fuzzTypes {
+			p1, err1 := Path(u1, typ)
+			p2, err2 := Path(u2, typ)
+			if err1 != nil || err2 != nil {
+				continue // too long; checkURL checked why
+			}
+			k1, k2 := aliasKey(u1, typ), aliasKey(u2, typ)
+			if (p1 == p2) != (k1 == k2) {
+				t.Errorf("%q and %q as %q: paths %q and %q, alias keys %q and %q",
+					u1, u2, typ, p1, p2, k1, k2)
+			}
+		}
+	})
+}
+
+// checkURL checks every path of the canonical URL u.
+func checkURL(t *testing.T, u string) {
+	t.Helper()
+	n := ReserveLen(u)
+	for _, typ := range fuzzTypes {
+		p, err := Path(u, typ)
+		if err != nil {
+			if !strings.Contains(err.Error(), "path longer than") {
+				t.Fatalf("Path(%q, %q): %v", u, typ, err)
+			}
+			continue
+		}
+		checkPath(t, u, p)
+		if back, ok := unpath(p); ok && back != aliasKey(u, typ) {
+			t.Errorf("Path(%q, %q) = %q reads back as %q, want %q", u, typ, p, back, aliasKey(u, typ))
+		}
+		if len(p) > n {
+			t.Errorf("Path(%q, %q) is %d bytes, ReserveLen %d", u, typ, len(p), n)
+		}
+	}
+}
+
+// checkPath checks the guarantees of Path's doc on its result p for u.
+func checkPath(t testing.TB, u, p string) {
+	t.Helper()
+	if !filepath.IsLocal(p) || checkRel(p) != nil || len(p) > maxPath || !utf8.ValidString(p) {
+		t.Errorf("Path(%q) = %q: not a local, valid name", u, p)
+	}
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." || c == ".." || len(c) > 255 {
+			t.Errorf("Path(%q) = %q: bad component %q", u, p, c)
+		}
+	}
+	for _, r := range p {
+		if r <= ' ' || r == 0x7f || r == '\\' || r == '#' || unicode.IsControl(r) ||
+			unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || keptEscaped(r) {
+			t.Errorf("Path(%q) = %q holds %U", u, p, r)
+		}
+	}
+}
+
+// aliasKey spells out, from the URL alone, which URLs the layout lets share a
+// file: the scheme is dropped, a directory URL gets "index.html", and the
+// media type's extension is appended when the name does not end in it.
+func aliasKey(u, typ string) string {
+	_, rest, _ := strings.Cut(u, "://")
+	p, q, hasQuery := strings.Cut(rest, "?")
+	if strings.HasSuffix(p, "/") {
+		p += "index.html"
+	}
+	if hasQuery {
+		p += "?" + q
+	}
+	lower := strings.ToLower(p)
+	switch typ {
+	case html:
+		if !strings.HasSuffix(lower, ".html") && !strings.HasSuffix(lower, ".htm") {
+			p += ".html"
+		}
+	case css:
+		if !strings.HasSuffix(lower, ".css") {
+			p += ".css"
+		}
+	}
+	return p
+}
+
+// unpath inverts Path up to the aliases: for a path with no hashed
+// component it returns aliasKey of the URL it came from. That Path has such
+// an inverse is the injectivity proof, checked URL by URL; ok is false for
+// a path with a hashed component.
+func unpath(p string) (key string, ok bool) {
+	comps := strings.Split(p, "/")
+	for _, c := range comps {
+		if len(c) > maxName {
+			return "", false
+		}
+	}
+	switch comps[0] {
+	case "%2E":
+		comps[0] = "."
+	case "%2E%2E":
+		comps[0] = ".."
+	}
+	last := len(comps) - 1
+	for i := 1; i < last; i++ {
+		if comps[i] == emptySeg {
+			comps[i] = ""
+		} else {
+			comps[i] = upperEscapeNonASCII(comps[i])
+		}
+	}
+	name, query, hasQuery := strings.Cut(comps[last], "?")
+	comps[last] = upperEscapeNonASCII(name)
+	if hasQuery {
+		q, err := url.PathUnescape(query)
+		if err != nil {
+			return "", false
+		}
+		comps[last] += "?" + q
+	}
+	return strings.Join(comps, "/"), true
+}
+
+// TestDecodeSegmentInverse checks the injectivity argument of decodeSegment:
+// escaping the non-ASCII bytes of its result in upper case gives its input.
+func TestDecodeSegmentInverse(t *testing.T) {
+	for _, tt := range pathTests {
+		u := canon(t, tt.url)
+		_, rest, _ := strings.Cut(u, "://")
+		p, _, _ := strings.Cut(rest, "?")
+		for _, seg := range strings.Split(p, "/")[1:] {
+			if got := upperEscapeNonASCII(decodeSegment(seg)); got != seg {
+				t.Errorf("decodeSegment(%q) does not invert: %q", seg, got)
+			}
+		}
+	}
+}
+
+func upperEscapeNonASCII(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b.WriteString("%" + strings.ToUpper(string("0123456789abcdef"[c>>4])+string("0123456789abcdef"[c&15])))
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// TestKeptEscaped checks the fixed table against this Go's Unicode tables.
+// A failure after a Go upgrade means a new space or format character: adding
+// it to keptRanges moves the files of URLs that hold it.
+func TestKeptEscaped(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if (unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)) && !keptEscaped(r) {
+			t.Errorf("%U is decoded, want it kept escaped", r)
+		}
+	}
+	for _, r := range []rune{0xFEFF, 0x202A, 0x202E, 0x2066, 0x2069, 0x85, 0x9F, 0xFFFE, 0x1FFFF} {
+		if !keptEscaped(r) {
+			t.Errorf("%U is decoded", r)
+		}
+	}
+	for _, r := range []rune{'é', 'Ж', 'ж', '中', 0x1F600, 0xFB01} {
+		if keptEscaped(r) {
+			t.Errorf("%U kept escaped, want decoded", r)
+		}
+	}
+}
