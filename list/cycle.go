@@ -150,8 +150,10 @@ func (l *List) pass(c *Cycle) error {
 	if c.Pick != nil {
 		max = c.Pick.Max()
 	}
+	var cur Entry // one Entry for the whole scan: passing it to the Picker must not allocate per line
 	end, torn, lines, err := forEntries(f, l.path, func(off int64, v *view) error {
-		e := v.alias()
+		cur = v.alias()
+		e := &cur
 		changed := false
 		var p *pending
 		if len(pend) > 0 {
@@ -161,7 +163,7 @@ func (l *List) pass(c *Cycle) error {
 			p.exists = true
 			if r := p.res; r != nil {
 				if e.Spider == c.Spider {
-					record(&e, r)
+					record(e, r)
 					c.Stats.Recorded++
 					changed = true
 				} else {
@@ -175,7 +177,7 @@ func (l *List) pass(c *Cycle) error {
 				return err
 			}
 			if !valid {
-				release(&e)
+				release(e)
 				c.Stats.TakenBack++
 				changed = true
 			}
@@ -183,9 +185,9 @@ func (l *List) pass(c *Cycle) error {
 		if changed {
 			updates = append(updates, update{off: off, prefix: v.urlOff, e: e.Clone()})
 		}
-		if e.Spider == "" && c.Pick != nil && c.Pick.Due(&e) {
+		if e.Spider == "" && c.Pick != nil && c.Pick.Due(e) {
 			c.Stats.Due++
-			h.offer(max, off, v.urlOff, &e, changed, len(updates)-1)
+			h.offer(max, off, v.urlOff, e, changed, len(updates)-1)
 		}
 		return nil
 	})

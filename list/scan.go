@@ -113,8 +113,9 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 		return fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
+	var e Entry // reused: fn must not keep it (see above)
 	_, _, _, err = forEntries(f, l.path, func(_ int64, v *view) error {
-		e := v.alias()
+		e = v.alias()
 		return fn(&e)
 	})
 	return err

@@ -1,0 +1,98 @@
+package list
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// benchWords make realistic ru.wikipedia-like titles: percent-encoded
+// Cyrillic, about 120 bytes a line once padded.
+var benchWords = []string{"Москва", "история", "Пушкин", "река", "список", "война", "город", "наука", "музыка", "фильм"}
+
+func benchURL(i int) string {
+	t := benchWords[i%10] + "_" + benchWords[(i/10)%10] + "_" + fmt.Sprint(i)
+	return "https://ru.wikipedia.org/wiki/" + url.PathEscape(t)
+}
+
+// writeBenchList writes a list of n lines: most downloaded, some new.
+func writeBenchList(tb testing.TB, path string, n int) {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(Header + "\n")
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var buf []byte
+	for i := 0; i < n; i++ {
+		u := benchURL(i)
+		e := Entry{Level: 1 + i%7, State: Downloaded, URL: u, Modified: base.Add(time.Duration(i%86400) * time.Second)}
+		if i%10 == 0 {
+			e.State, e.Modified = Found, time.Time{}
+		} else {
+			e.File = "ru.wikipedia.org/wiki/" + fmt.Sprint(i) + ".html"
+		}
+		buf = AppendLine(buf[:0], &e, len(u)+16)
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+}
+
+// oldestPicker claims the lines without a copy, lowest level first.
+type oldestPicker struct{ max int }
+
+func (p oldestPicker) Due(e *Entry) bool     { return e.Modified.IsZero() }
+func (p oldestPicker) Less(a, b *Entry) bool { return a.Level < b.Level }
+func (p oldestPicker) Max() int              { return p.max }
+
+// BenchmarkCycle measures one whole locked pass, as a spider runs it:
+// append 1,000 found links (half already listed), record the 100 results
+// of the previous batch, claim 100 lines, fsync.
+func BenchmarkCycle(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "bench.list")
+			writeBenchList(b, path, n)
+			l, err := Open(path, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fi, _ := os.Stat(path)
+			b.SetBytes(fi.Size())
+			var prev []Entry
+			next := n
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c := &Cycle{Spider: "bench", Now: time.Now(), Pick: oldestPicker{100}}
+				for j := 0; j < 1000; j++ {
+					if j%2 == 0 {
+						c.Add = append(c.Add, Add{URL: benchURL(j * 97 % n), Level: 3})
+					} else {
+						c.Add = append(c.Add, Add{URL: benchURL(next), Level: 3})
+						next++
+					}
+				}
+				for _, e := range prev {
+					c.Results = append(c.Results, Result{URL: e.URL, State: Downloaded, File: "ru.wikipedia.org/x.html", Modified: c.Now})
+				}
+				if err := l.Run(context.Background(), c); err != nil {
+					b.Fatal(err)
+				}
+				if c.Stats.Rewrote {
+					b.Fatal("pass rewrote the file")
+				}
+				prev = c.Claimed
+			}
+		})
+	}
+}
