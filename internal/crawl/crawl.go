@@ -214,7 +214,11 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	c.ReleaseOwn = true
 	c.Pick = nil
 	if err := e.list.Run(lctx, c); err != nil {
-		runErr = errorsJoin(runErr, fmt.Errorf("last pass: %w", err))
+		if runErr == nil {
+			runErr = fmt.Errorf("last pass: %w", err)
+		} else {
+			e.log.Warn("last pass failed too", "err", err)
+		}
 	} else {
 		e.account(c)
 	}
@@ -296,11 +300,4 @@ func (e *Engine) idle(ctx context.Context, c *list.Cycle) bool {
 	case <-t.C:
 		return true
 	}
-}
-
-func errorsJoin(a, b error) error {
-	if a == nil {
-		return b
-	}
-	return fmt.Errorf("%w; %w", a, b)
 }
