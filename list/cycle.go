@@ -140,6 +140,9 @@ func (l *List) pass(c *Cycle) error {
 		return fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
+	if _, err := replayJournal(l.path, f); err != nil {
+		return fmt.Errorf("list: replay journal: %w", err)
+	}
 
 	var (
 		updates []update
@@ -258,7 +261,7 @@ func (l *List) pass(c *Cycle) error {
 			c.Stats.Bytes = fi.Size()
 		}
 	case len(updates) > 0 || len(appendBuf) > 0 || torn > 0:
-		err = writeInPlace(f, end, torn, updates, appendBuf)
+		err = writeInPlace(l.path, f, end, torn, updates, appendBuf)
 		c.Stats.Bytes = end + int64(len(appendBuf))
 	default:
 		c.Stats.Bytes = end
@@ -321,37 +324,59 @@ func (l *List) ownerValid(c *Cycle, cache map[string]bool, id string) (bool, err
 	return valid, nil
 }
 
-// writeInPlace truncates a torn tail, appends the new lines, rewrites the
-// changed prefixes in place and fsyncs once.
-func writeInPlace(f *os.File, end, torn int64, updates []update, appendBuf []byte) error {
+// writeInPlace journals the pass's writes, then truncates a torn tail,
+// appends the new lines, rewrites the changed prefixes in place, fsyncs
+// once and empties the journal. See journal.go for why.
+func writeInPlace(path string, f *os.File, end, torn int64, updates []update, appendBuf []byte) error {
+	slices.SortFunc(updates, func(a, b update) int { return cmp.Compare(a.off, b.off) })
+	recs := make([]journalRec, 0, len(updates)+1)
+	if len(appendBuf) > 0 {
+		recs = append(recs, journalRec{off: end, data: appendBuf})
+	}
+	for i := range updates {
+		u := &updates[i]
+		b := appendPrefix(nil, &u.e, u.prefix-fixedWidth(u.e.Level))
+		if len(b) != u.prefix {
+			return fmt.Errorf("internal error: prefix %d bytes, want %d", len(b), u.prefix)
+		}
+		recs = append(recs, journalRec{off: u.off, data: b})
+	}
+	if err := writeJournal(path, end, recs); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
 	if torn > 0 {
+		if err := check("truncate list"); err != nil {
+			return err
+		}
 		if err := f.Truncate(end); err != nil {
 			return err
 		}
 	}
-	if len(appendBuf) > 0 {
-		if _, err := f.WriteAt(appendBuf, end); err != nil {
+	for _, r := range recs {
+		if err := check("write list"); err != nil {
+			return err
+		}
+		if _, err := f.WriteAt(r.data, r.off); err != nil {
 			return err
 		}
 	}
-	slices.SortFunc(updates, func(a, b update) int { return cmp.Compare(a.off, b.off) })
-	var buf []byte
-	for i := range updates {
-		u := &updates[i]
-		buf = appendPrefix(buf[:0], &u.e, u.prefix-fixedWidth(u.e.Level))
-		if len(buf) != u.prefix {
-			return fmt.Errorf("internal error: prefix %d bytes, want %d", len(buf), u.prefix)
-		}
-		if _, err := f.WriteAt(buf, u.off); err != nil {
-			return err
-		}
+	if err := check("fsync list"); err != nil {
+		return err
 	}
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return clearJournal(path, false)
 }
 
 // rewrite writes a new list with the updates and appends applied, every
 // line with its padding restored, and renames it over the old one.
 func (l *List) rewrite(f *os.File, end int64, updates []update, appendBuf []byte) error {
+	// The list is consistent here (the journal was replayed at the start of
+	// the pass); the journal's offsets will not describe the new file.
+	if err := clearJournal(l.path, true); err != nil {
+		return err
+	}
 	byOff := make(map[int64]*Entry, len(updates))
 	for i := range updates {
 		byOff[updates[i].off] = &updates[i].e

@@ -181,14 +181,23 @@ func writeAtomic(path string, write func(*os.File) error) error {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if err := check("write new list"); err != nil {
+		return err
+	}
 	if err := write(tmp); err != nil {
 		return fmt.Errorf("list: write %s: %w", tmp.Name(), err)
+	}
+	if err := check("fsync new list"); err != nil {
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("list: fsync %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("list: close %s: %w", tmp.Name(), err)
+	}
+	if err := check("rename new list"); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("list: %w", err)

@@ -113,6 +113,18 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 		return fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
+	if fi, err := os.Stat(journalPath(l.path)); err == nil && fi.Size() > 0 {
+		// A pass died mid-write: finish it before reading.
+		rw, err := os.OpenFile(l.path, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("list: replay journal: %w", err)
+		}
+		_, err = replayJournal(l.path, rw)
+		rw.Close()
+		if err != nil {
+			return fmt.Errorf("list: replay journal: %w", err)
+		}
+	}
 	var e Entry // reused: fn must not keep it (see above)
 	_, _, _, err = forEntries(f, l.path, func(_ int64, v *view) error {
 		e = v.alias()
