@@ -163,4 +163,3 @@ func TestJournalRoundTrip(t *testing.T) {
 		t.Errorf("round trip: %d %+v %v", end, got, err)
 	}
 }
-
