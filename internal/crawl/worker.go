@@ -7,6 +7,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -57,8 +58,12 @@ func (e *Engine) store(en list.Entry, resp *fetch.Response, now time.Time) (list
 		}
 	}
 	file, err := mirror.Path(en.URL, resp.MediaType)
+	body := resp.Body
+	if err == nil && isHTML(resp.MediaType) {
+		body, err = rewrite.HTML(resp.Body, resp.URL, resp.Header.Get("Content-Type"), e.target(file))
+	}
 	if err == nil {
-		err = e.mirror.Write(file, resp.Body)
+		err = e.mirror.Write(file, body)
 	}
 	if err != nil {
 		res.State = list.Error

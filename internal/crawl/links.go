@@ -1,0 +1,59 @@
+package crawl
+
+import (
+	"mime"
+	"path"
+	"strings"
+
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// target returns how links on the page saved at file are rewritten: an
+// in-scope link points, relatively, at the file its URL maps to in the
+// mirror, whether or not that file exists yet (it appears when the page is
+// fetched); any other link becomes absolute, so it still reaches the site
+// from a page opened from disk.
+func (e *Engine) target(file string) rewrite.Target {
+	return func(abs string, kind extract.Kind) (string, bool) {
+		if !e.inScope(abs) {
+			return abs, true
+		}
+		to, err := mirror.Path(abs, guessType(abs, kind))
+		if err != nil {
+			return abs, true
+		}
+		return rewrite.Rel(file, to), true
+	}
+}
+
+// guessType guesses the media type a link's target will be served with,
+// which decides its file name in the mirror (".html" is added to pages).
+// It goes by the extension, and for names without a telling one by the
+// link's kind: pages and frames are HTML, requisites keep their name.
+func guessType(u string, kind extract.Kind) string {
+	p := u
+	if i := strings.IndexAny(p, "?"); i >= 0 {
+		p = p[:i]
+	}
+	ext := strings.ToLower(path.Ext(p[strings.LastIndexByte(p, '/')+1:]))
+	switch ext {
+	case ".html", ".htm", ".xhtml", ".shtml":
+		return "text/html"
+	case ".css":
+		return "text/css"
+	case "", ".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".cfm":
+		if kind == extract.Requisite {
+			return ""
+		}
+		return "text/html"
+	}
+	if t := mime.TypeByExtension(ext); t != "" && !strings.HasPrefix(t, "text/html") {
+		return "" // a known non-HTML type keeps its name
+	}
+	if kind == extract.Requisite {
+		return ""
+	}
+	return "text/html"
+}

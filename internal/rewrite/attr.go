@@ -1,0 +1,199 @@
+package rewrite
+
+import (
+	"bytes"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// An attr is where one attribute lies in the raw bytes of a start tag.
+type attr struct {
+	key        string // name, ASCII lower-cased as the tokenizer does
+	start, end int    // the whole attribute, from name to closing quote
+	v0, v1     int    // the value, without quotes
+	quote      byte   // '"' or '\'' if the value is quoted, else 0
+}
+
+// scanAttrs returns every attribute of the start tag raw (from '<' to '>'),
+// duplicates and empty names included, found by the steps that
+// golang.org/x/net/html's tokenizer takes (readTag), which does not say where
+// they are.
+func scanAttrs(raw []byte) []attr {
+	n := len(raw)
+	i := 1 // past '<'
+	for i < n && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++ // tag name
+	}
+	var attrs []attr
+	for i = skipSpace(raw, i); i < n && raw[i] != '>'; i = skipSpace(raw, i) {
+		a := attr{start: i}
+		for i < n {
+			c := raw[i]
+			if c == '=' && i == a.start {
+				i++ // a leading '=' is part of the name
+				continue
+			}
+			if isSpace(c) || c == '/' || c == '>' || c == '=' {
+				break
+			}
+			i++
+		}
+		a.key = string(lower(raw[a.start:i]))
+		a.v0, a.v1, a.end = i, i, i
+		j := skipSpace(raw, i)
+		switch {
+		case j < n && raw[j] == '/':
+			i = j + 1
+		case j < n && raw[j] == '=':
+			j = skipSpace(raw, j+1)
+			switch {
+			case j >= n || raw[j] == '>':
+				i, a.end = j, j
+			case raw[j] == '"' || raw[j] == '\'':
+				a.quote = raw[j]
+				a.v0, a.v1, i = j+1, n, n
+				if k := bytes.IndexByte(raw[j+1:], raw[j]); k >= 0 {
+					a.v1, i = j+1+k, j+2+k
+				}
+				a.end = i
+			default:
+				a.v0 = j
+				for j < n && !isSpace(raw[j]) && raw[j] != '>' {
+					j++
+				}
+				a.v1, a.end, i = j, j, j
+			}
+		default:
+			i = j
+		}
+		attrs = append(attrs, a)
+	}
+	return attrs
+}
+
+// agree returns the attributes of the current start tag of z, which has raw
+// bytes raw, as the tokenizer sees them: the first of duplicate names, none
+// with an empty name. ok is false if scanAttrs and the tokenizer disagree on
+// the names, which they should not.
+func agree(z *html.Tokenizer, raw []byte) (attrs []attr, ok bool) {
+	seen := map[string]bool{}
+	for _, a := range scanAttrs(raw) {
+		if a.key != "" && !seen[a.key] {
+			seen[a.key] = true
+			attrs = append(attrs, a)
+		}
+	}
+	i, more := 0, true
+	for ; more; i++ {
+		var key []byte
+		key, _, more = z.TagAttr()
+		if key == nil && !more && i == 0 {
+			break // no attributes
+		}
+		if i >= len(attrs) || string(key) != strings.ReplaceAll(attrs[i].key, "\x00", "\uFFFD") {
+			return nil, false
+		}
+	}
+	return attrs, i == len(attrs)
+}
+
+// first returns the attribute named key.
+func first(attrs []attr, key string) (attr, bool) {
+	for _, a := range attrs {
+		if a.key == key {
+			return a, true
+		}
+	}
+	return attr{}, false
+}
+
+// value returns what the raw attribute value b means, as extract reads it:
+// decoded from the page's encoding, then its character references
+// unescaped as the tokenizer does in an attribute ("&copy=" stays as is).
+func (r *rewriter) value(b []byte) (string, bool) {
+	if r.dec != nil {
+		d, err := r.dec.Bytes(b)
+		if err != nil {
+			return "", false
+		}
+		b = d
+	}
+	s := string(b)
+	if !strings.ContainsAny(s, "&\r\x00") {
+		return s, true
+	}
+	if strings.Count(s, "&") == strings.Count(s, "&amp;") && !strings.ContainsAny(s, "\r\x00") {
+		return strings.ReplaceAll(s, "&amp;", "&"), true
+	}
+	// Let the tokenizer unescape it, in pieces that hold no '"' (a '"'
+	// ends no character reference differently from the end of a value).
+	pieces := strings.Split(s, `"`)
+	for i, p := range pieces {
+		z := html.NewTokenizer(strings.NewReader(`<a v="` + p + `">`))
+		z.Next()
+		z.TagName()
+		_, v, _ := z.TagAttr()
+		pieces[i] = string(v)
+	}
+	return strings.Join(pieces, `"`), true
+}
+
+// newValue returns the raw bytes that replace the raw value v (attribute
+// quoted with quote, or 0) once the pieces of it are replaced by references.
+// An unquoted value that now needs quotes gets them.
+func newValue(v []byte, quote byte, pieces []piece) []byte {
+	var b []byte
+	last := 0
+	for _, p := range pieces {
+		b = append(b, v[last:p.start]...)
+		for i := 0; i < len(p.ref); i++ {
+			switch c := p.ref[i]; {
+			case c == '&':
+				b = append(b, "&amp;"...)
+			case c == '"' && quote == '"':
+				b = append(b, "&quot;"...)
+			case c == '\'' && quote == '\'':
+				b = append(b, "&#39;"...)
+			default:
+				b = append(b, c)
+			}
+		}
+		last = p.end
+	}
+	b = append(b, v[last:]...)
+	if quote != 0 || (len(b) > 0 && !bytes.ContainsAny(b, " \t\n\f\r\"'=<>`")) {
+		return b
+	}
+	q := byte('"')
+	if bytes.IndexByte(b, '"') >= 0 && bytes.IndexByte(b, '\'') < 0 {
+		q = '\''
+	} else {
+		b = bytes.ReplaceAll(b, []byte(`"`), []byte("&quot;"))
+	}
+	return append(append([]byte{q}, b...), q)
+}
+
+// lower returns an ASCII lower-case copy of b.
+func lower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// isSpace reports ASCII whitespace as the HTML Standard defines it.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}

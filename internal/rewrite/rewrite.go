@@ -1,0 +1,199 @@
+// Package rewrite points the links of a saved page at their copies in the
+// mirror.
+//
+// HTML changes the URL-bearing attributes that package extract reads (same
+// elements, same attributes, same Kind) to the references a Target chooses,
+// usually relative paths made with Rel, so that the mirror can be browsed
+// from disk (file://) or from any web root. Everything else stays byte for
+// byte as served: text, comments, scripts, styles, other tags, the other
+// attributes of a rewritten tag and the bytes of the page's encoding, which
+// is never converted. Once some link is rewritten, the href of every <base>
+// is removed, since it would lead the relative links back to the live site.
+//
+// Links are resolved as extract resolves them (urlkey, the page's encoding
+// for non-ASCII in the query, the first <base href>), so that a Target can
+// look up the URL extract reported. Functions here are pure and safe for
+// concurrent use; memory grows linearly with the page, however deeply it is
+// nested.
+package rewrite
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/urlkey"
+)
+
+// Target decides what a link becomes. abs is the link's canonical absolute
+// URL (urlkey), without fragment, and kind its extract.Kind. Target returns
+// the new reference, already escaped (e.g. "../topic/1-x.html", usually made
+// with Rel), and true; or false to leave the link exactly as it was written.
+// To point a link at the live site instead, return abs itself.
+//
+// HTML appends the link's own fragment ("#top") to the reference, unless the
+// reference already has one. Bytes of the reference that may not appear raw
+// in a URL (controls, space, non-ASCII) are percent-encoded, so that the
+// reference is ASCII whatever the page's encoding.
+type Target func(abs string, kind extract.Kind) (ref string, ok bool)
+
+// HTML returns body with every URL-bearing attribute for which target says
+// ok replaced by target's reference, and everything else byte for byte as
+// served. base is the page's canonical URL, contentType the Content-Type
+// header value (may be "").
+//
+// A value that does not resolve to an http or https URL (mailto:,
+// javascript:, data:, malformed), an empty value and a fragment-only value
+// ("#top") are left alone, and target is not asked about them. Every URL of
+// a srcset is rewritten separately, keeping its descriptors; in <meta
+// http-equiv=refresh> only the URL part of content is.
+//
+// The encoding is determined as extract determines it. Pages in UTF-8 and
+// in ASCII-compatible encodings (windows-1251, koi8-r, Shift_JIS, EUC-JP,
+// GBK, ...) are rewritten in their own bytes. Pages whose markup is not
+// ASCII-compatible (UTF-16, ISO-2022-JP, the "replacement" encodings) are
+// returned unchanged. If nothing is rewritten, the result is body itself.
+//
+// The error is non-nil only if base is not a valid http or https URL.
+func HTML(body []byte, base, contentType string, target Target) ([]byte, error) {
+	page, err := urlkey.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("rewrite: base url: %w", err)
+	}
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	switch name {
+	case "utf-16be", "utf-16le", "iso-2022-jp", "replacement":
+		return body, nil
+	}
+	r := &rewriter{body: body, base: page, target: target, query: newQueryEncoder(name)}
+	if enc != nil && enc != encoding.Nop {
+		r.dec = enc.NewDecoder()
+	}
+	r.findBase()
+	r.tags(func(tag string, raw []byte, off int, attrs []attr) bool {
+		if tag == "base" {
+			r.removeHref(raw, off, attrs)
+		} else {
+			r.element(tag, raw, off, attrs)
+		}
+		return true
+	})
+	if len(r.links) == 0 {
+		return body, nil
+	}
+	edits := append(r.links, r.bases...)
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
+	return apply(body, edits), nil
+}
+
+// A rewriter holds the state of one HTML call.
+type rewriter struct {
+	body   []byte
+	base   string            // document base URL, canonical
+	dec    *encoding.Decoder // page encoding to UTF-8; nil if the bytes are read as they are
+	query  *queryEncoder
+	target Target
+	links  []edit // rewritten link values
+	bases  []edit // removed <base href>s
+}
+
+// An edit replaces body[start:end] with repl.
+type edit struct {
+	start, end int
+	repl       []byte
+}
+
+// findBase sets the document base from the first <base href>, as a browser
+// does: it applies to every link, also to those before it. An href that
+// does not resolve to http or https leaves the page's URL as the base.
+func (r *rewriter) findBase() {
+	r.tags(func(tag string, raw []byte, _ int, attrs []attr) bool {
+		if tag != "base" {
+			return true
+		}
+		a, ok := first(attrs, "href")
+		if !ok {
+			return true
+		}
+		if v, ok := r.value(raw[a.v0:a.v1]); ok {
+			if u, err := urlkey.Resolve(r.base, r.query.fix(v)); err == nil {
+				r.base = u
+			}
+		}
+		return false
+	})
+}
+
+// tags calls fn with each start tag of the body that may hold a link: its
+// lower-case name, raw bytes, offset in the body and attributes, until fn
+// returns false. Content of <noscript> is read as markup, as extract reads
+// it (scripting off). A tag whose attributes the tokenizer and scanAttrs do
+// not see alike is skipped, as is, in theory, a tokenizer out of step with
+// the body.
+func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) bool) {
+	z := html.NewTokenizer(bytes.NewReader(r.body))
+	for off := 0; ; {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return // io.EOF: a bytes.Reader cannot fail
+		}
+		raw := z.Raw()
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			name, _ := z.TagName()
+			tag := string(name)
+			if tag == "noscript" {
+				z.NextIsNotRawText()
+			}
+			if (tag == "base" || hasRules[tag]) && off+len(raw) <= len(r.body) &&
+				bytes.Equal(raw, r.body[off:off+len(raw)]) {
+				if attrs, ok := agree(z, raw); ok && !fn(tag, raw, off, attrs) {
+					return
+				}
+			}
+		}
+		off += len(raw)
+	}
+}
+
+// removeHref records the removal of every href attribute of a <base> tag,
+// duplicates included, with the whitespace that separated it.
+func (r *rewriter) removeHref(raw []byte, off int, attrs []attr) {
+	for _, a := range attrs {
+		if a.key != "href" {
+			continue
+		}
+		start, end := a.start, a.end
+		switch {
+		case end < len(raw) && isSpace(raw[end]):
+			for end < len(raw) && isSpace(raw[end]) {
+				end++
+			}
+		case end < len(raw) && raw[end] == '>':
+			for start > 0 && isSpace(raw[start-1]) {
+				start--
+			}
+		}
+		r.bases = append(r.bases, edit{off + start, off + end, nil})
+	}
+}
+
+// apply returns body with the sorted, disjoint edits made.
+func apply(body []byte, edits []edit) []byte {
+	n := len(body)
+	for _, e := range edits {
+		n += len(e.repl) - (e.end - e.start)
+	}
+	out := make([]byte, 0, n)
+	last := 0
+	for _, e := range edits {
+		out = append(out, body[last:e.start]...)
+		out = append(out, e.repl...)
+		last = e.end
+	}
+	return append(out, body[last:]...)
+}
