@@ -96,3 +96,47 @@ func BenchmarkCycle(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScan measures a read pass: parse every line, as status does.
+func BenchmarkScan(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "bench.list")
+			writeBenchList(b, path, n)
+			l, err := Open(path, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fi, _ := os.Stat(path)
+			b.SetBytes(fi.Size())
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				count := 0
+				if err := l.Scan(context.Background(), func(e *Entry) error { count++; return nil }); err != nil || count != n {
+					b.Fatal(count, err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkParseLine(b *testing.B) {
+	e := Entry{File: "ru.wikipedia.org/wiki/123.html", Level: 3, State: Downloaded, Modified: time.Unix(1.7e9, 0), URL: benchURL(12345)}
+	line := AppendLine(nil, &e, len(e.URL)+16)
+	line = line[:len(line)-1]
+	var v view
+	b.Run("canonical", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := parseLine(line, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := parseFields(line, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -159,7 +159,85 @@ type view struct {
 }
 
 // parseLine parses one line without its newline. It allocates nothing.
+// Lines as this package writes them (fixed-width fields after the file
+// field) take a fast path that finds the fields from the right; any other
+// spacing takes the general one. Both accept exactly the same lines.
 func parseLine(line []byte, v *view) error {
+	if parseCanonical(line, v) {
+		return nil
+	}
+	return parseFields(line, v)
+}
+
+// parseCanonical parses a line laid out exactly as appendPrefix writes it,
+// or reports false.
+func parseCanonical(line []byte, v *view) bool {
+	u := bytes.LastIndexByte(line, ' ') + 1
+	// Right to left: " " url, time (20), " ", state (10), " ", level, " ", spider (12), " ", file.
+	t := u - 1 - timeWidth
+	st := t - 1 - stateWidth
+	if st < 2+1+SpiderWidth+1 || u >= len(line) || line[t-1] != ' ' || line[st-1] != ' ' {
+		return false
+	}
+	lvEnd := st - 1
+	lv := lvEnd
+	for lv > 0 && line[lv-1] >= '0' && line[lv-1] <= '9' {
+		lv--
+	}
+	sp := lv - 1 - SpiderWidth
+	if lv == lvEnd || lv-1 < 0 || line[lv-1] != ' ' || sp < 2 || line[sp-1] != ' ' {
+		return false
+	}
+	file := bytes.TrimRight(line[:sp-1], " ")
+	if len(file) == 0 || bytes.IndexByte(file, ' ') >= 0 {
+		return false
+	}
+	if !validURL(line[u:]) || !utf8.Valid(file) || bytes.IndexByte(file, 0) >= 0 {
+		return false
+	}
+	spider := dash(bytes.TrimRight(line[sp:lv-1], " "))
+	if spider != nil && !ValidSpiderID(string(spider)) || bytes.IndexByte(line[sp:lv-1], 0) >= 0 {
+		return false
+	}
+	level, ok := atoi(line[lv:lvEnd])
+	if !ok {
+		return false
+	}
+	state, ok := parseStateBytes(bytes.TrimRight(line[st:st+stateWidth], " "))
+	if !ok || state == Claimed && spider == nil {
+		return false
+	}
+	var mod int64
+	if tb := line[t : t+timeWidth]; tb[0] == '-' {
+		if len(bytes.TrimRight(tb[1:], " ")) != 0 {
+			return false
+		}
+	} else if mod, ok = parseTime(tb); !ok {
+		return false
+	}
+	// No stray spaces inside fixed fields ("fa st", "down loaded").
+	if bytes.IndexByte(bytes.TrimRight(line[sp:lv-1], " "), ' ') >= 0 || bytes.IndexByte(bytes.TrimRight(line[st:st+stateWidth], " "), ' ') >= 0 {
+		return false
+	}
+	*v = view{file: dash(file), spider: spider, url: line[u:], level: level, state: state, mod: mod, urlOff: u}
+	return true
+}
+
+// validURL checks the url field: http(s), no space, tab or CR, valid UTF-8.
+func validURL(u []byte) bool {
+	if !bytes.HasPrefix(u, []byte("http://")) && !bytes.HasPrefix(u, []byte("https://")) {
+		return false
+	}
+	for _, c := range u {
+		if c == '\t' || c == '\r' || c >= 0x80 {
+			return utf8.Valid(u) && bytes.IndexByte(u, '\t') < 0 && bytes.IndexByte(u, '\r') < 0
+		}
+	}
+	return true
+}
+
+// parseFields parses a line with any spacing between its fields.
+func parseFields(line []byte, v *view) error {
 	var f [5][]byte
 	i := 0
 	for k := range f {
@@ -266,11 +344,37 @@ func parseTime(b []byte) (int64, bool) {
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59 {
 		return 0, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC)
-	if t.Day() != d { // 31 February and friends
-		return 0, false
+	days, ok := daysFromCivil(y, mo, d)
+	if !ok {
+		return 0, false // 31 February and friends
 	}
-	return t.Unix(), true
+	return days*86400 + int64(h*3600+mi*60+s), true
+}
+
+// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
+// date (Howard Hinnant's algorithm), and false for a day the month lacks.
+func daysFromCivil(y, m, d int) (int64, bool) {
+	if d > 28 {
+		dim := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m]
+		if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			dim = 29
+		}
+		if d > dim {
+			return 0, false
+		}
+	}
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097+doe) - 719468, true
 }
 
 // entry converts v to an Entry whose strings are copies.

@@ -108,3 +108,42 @@ func validEntry(e *Entry) bool {
 	line := e.File + e.URL
 	return !strings.ContainsRune(line, '\uFFFD') && strings.ToValidUTF8(line, "\uFFFD") == line
 }
+
+// The fast path for canonical lines accepts only lines the general parser
+// accepts, with the same result.
+func FuzzParsers(f *testing.F) {
+	e := Entry{File: "a/b.html", Spider: "fast", Level: 3, State: Downloaded, Modified: time.Unix(1e9, 0).UTC(), URL: "http://a/b"}
+	f.Add(string(AppendLine(nil, &e, 20)))
+	f.Add("-                    -            1 found      -                    http://a/b")
+	f.Add("-  -            1 claimed    -                    http://a/b")
+	f.Add("x fa st        1 found      -                    http://a/b")
+	f.Fuzz(func(t *testing.T, line string) {
+		line = strings.TrimSuffix(line, "\n")
+		var fast, slow view
+		if !parseCanonical([]byte(line), &fast) {
+			return
+		}
+		if err := parseFields([]byte(line), &slow); err != nil {
+			t.Fatalf("fast path accepted %q, general parser says %v", line, err)
+		}
+		if fast.entry() != slow.entry() || fast.urlOff != slow.urlOff {
+			t.Fatalf("%q: fast %+v, general %+v", line, fast.entry(), slow.entry())
+		}
+	})
+}
+
+func TestParseTimeMatchesTime(t *testing.T) {
+	for _, s := range []string{"0000-01-01T00:00:00Z", "0000-02-29T23:59:59Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z",
+		"2000-02-29T12:00:00Z", "2026-11-21T20:00:00Z", "2100-03-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
+		want, err := time.Parse(timeLayout, s)
+		got, ok := parseTime([]byte(s))
+		if err != nil || !ok || got != want.Unix() {
+			t.Errorf("parseTime(%s) = %d, %v; time.Parse gives %d, %v", s, got, ok, want.Unix(), err)
+		}
+	}
+	for _, s := range []string{"2026-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z"} {
+		if _, ok := parseTime([]byte(s)); ok {
+			t.Errorf("parseTime(%s) accepted an impossible date", s)
+		}
+	}
+}
