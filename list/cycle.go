@@ -51,6 +51,16 @@ type Cycle struct {
 
 	Claimed []Entry    // output: the lines claimed, as they were before the claim
 	Stats   CycleStats // output
+
+	noStatus bool // a pass of no spider (Add): publish no status
+}
+
+// Add appends the URLs the list does not hold yet, in one pass, and
+// reports how many it appended. URLs must be canonical.
+func (l *List) Add(ctx context.Context, adds []Add) (int, error) {
+	c := &Cycle{Spider: "import", Add: adds, noStatus: true}
+	err := l.Run(ctx, c)
+	return c.Stats.Added, err
 }
 
 // CycleStats describe one pass; they are published in the spider's status.
@@ -107,6 +117,9 @@ func (l *List) Run(ctx context.Context, c *Cycle) error {
 	}
 	if err := l.pass(c); err != nil {
 		return err
+	}
+	if c.noStatus {
+		return nil
 	}
 	c.Stats.HeldSec = time.Since(t1).Seconds()
 	st := &SpiderStatus{Spider: c.Spider, PID: os.Getpid(), Started: c.Started.UTC(), Heartbeat: c.Now.UTC(), LastCycle: c.Stats, Extra: c.Extra}

@@ -23,6 +23,8 @@ const usageHead = `spider keeps a browsable on-disk mirror of a living web site 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
   spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
+  spider list import [--level N] FILE|-                 add URLs (a sitemap dump, say)
+  spider list export [--full]                           the list's URLs, or whole lines
 
 Run a fast and a slow spider side by side on one list: the fast one keeps the
 top levels fresh within its window (1h), the slow one refreshes every page
@@ -43,8 +45,13 @@ Exit status:
 // run is the whole program, minus the process: it returns an error instead
 // of exiting, and writes only to stdout and stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "status" {
-		return runStatus(ctx, args[1:], stdout)
+	if len(args) > 0 {
+		switch args[0] {
+		case "status":
+			return runStatus(ctx, args[1:], stdout)
+		case "list":
+			return runList(ctx, args[1:], os.Stdin, stdout, stderr)
+		}
 	}
 	f := newRunFlags()
 	f.fs.SetOutput(io.Discard)
@@ -61,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "spider", versionString())
 		return err
 	case f.fs.NArg() > 0:
-		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status; or run a spider with --profile"}
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, list; or run a spider with --profile"}
 	}
 	cfg := &Config{}
 	if f.config != "" {

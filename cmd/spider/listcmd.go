@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/spider-mirror/spider/internal/urlkey"
+	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+const listUsage = `Usage:
+  spider list import [--level N] FILE|-   add URLs (one a line, # comments) to the list
+  spider list export [--full]             write the list's URLs (or whole lines) to stdout
+
+Flags:
+`
+
+// importChunk is how many URLs one locked pass appends: the pass holds a
+// map of the chunk, not of the list, and spiders get the lock in between.
+const importChunk = 250_000
+
+func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("spider list", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
+	config := fs.StringP("config", "c", "", "TOML config `file`")
+	level := fs.Int("level", 0, "import: level of the added lines")
+	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
+	help := fs.BoolP("help", "h", false, "print this help")
+	if err := fs.Parse(args); err != nil {
+		return usageErr{err, "spider list --help lists the flags"}
+	}
+	if *help || fs.NArg() == 0 {
+		fmt.Fprint(stdout, listUsage+fs.FlagUsages())
+		if *help {
+			return nil
+		}
+		return usageErr{errors.New("spider list needs a command: import or export"), ""}
+	}
+	path := "spider.list"
+	if *config != "" {
+		cfg, err := LoadConfig(*config)
+		if err != nil {
+			return err
+		}
+		setStr(&path, cfg.List)
+	}
+	if fs.Changed("list") {
+		path = *listPath
+	}
+	switch cmd := fs.Arg(0); {
+	case cmd == "import" && fs.NArg() == 2:
+		if *level < 0 {
+			return usageErr{fmt.Errorf("--level must not be negative, got %d", *level), ""}
+		}
+		return importURLs(ctx, path, fs.Arg(1), *level, stdin, stderr)
+	case cmd == "import":
+		return usageErr{errors.New("spider list import takes one FILE, or - for standard input"), ""}
+	case cmd == "export" && fs.NArg() == 1:
+		return exportList(ctx, path, *full, stdout)
+	default:
+		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export"}
+	}
+}
+
+func importURLs(ctx context.Context, path, from string, level int, stdin io.Reader, stderr io.Writer) error {
+	in := stdin
+	if from != "-" {
+		f, err := os.Open(from)
+		if err != nil {
+			return hintErr{fmt.Errorf("import: %w", err), "give a file of URLs, one a line, or - for standard input"}
+		}
+		defer f.Close()
+		in = f
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		return err
+	}
+	var (
+		chunk            []list.Add
+		read, added, bad int
+		firstBad         []string
+		sc               = bufio.NewScanner(in)
+	)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	flush := func() error {
+		n, err := l.Add(ctx, chunk)
+		added += n
+		chunk = chunk[:0]
+		return listErr(err)
+	}
+	for no := 1; sc.Scan(); no++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		read++
+		u, err := urlkey.Parse(line)
+		if err != nil {
+			if bad++; len(firstBad) < 5 {
+				firstBad = append(firstBad, fmt.Sprintf("%s:%d: %v", from, no, err))
+			}
+			continue
+		}
+		if chunk = append(chunk, list.Add{URL: u, Level: level}); len(chunk) == importChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("import: read %s: %w", from, err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", added, read, l.Path(), read-bad-added, bad)
+	if bad > 0 {
+		for _, b := range firstBad {
+			fmt.Fprintf(stderr, "spider: skipped %s\n", b)
+		}
+		return hintErr{fmt.Errorf("import: %d invalid URLs skipped; the valid ones were imported", bad), "import takes absolute http:// or https:// URLs, one a line"}
+	}
+	return nil
+}
+
+func exportList(ctx context.Context, path string, full bool, stdout io.Writer) error {
+	if _, err := os.Stat(path); err != nil {
+		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+	}
+	l, err := list.Open(path, list.Options{})
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(stdout, 1<<20)
+	var buf []byte
+	if full {
+		fmt.Fprintln(w, list.Header)
+	}
+	err = l.Scan(ctx, func(e *list.Entry) error {
+		if full {
+			buf = list.AppendLine(buf[:0], e, 0)
+			_, err := w.Write(buf)
+			return err
+		}
+		w.WriteString(e.URL)
+		return w.WriteByte('\n')
+	})
+	if err != nil {
+		return listErr(err)
+	}
+	return w.Flush()
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestListImportExport(t *testing.T) {
+	dir := t.TempDir()
+	in := "# a sitemap dump\nhttp://Example.com/a\nhttp://example.com:80/a#frag\n\nhttps://example.com/b\nnot a url\nhttp://example.com/c\n"
+	os.WriteFile(filepath.Join(dir, "urls.txt"), []byte(in), 0o644)
+	code, _, stderr := runCLI(t, dir, "list", "import", "--level", "2", "urls.txt")
+	if code != 1 || !strings.Contains(stderr, "imported 3 of 5 URLs") || !strings.Contains(stderr, "urls.txt:6:") {
+		t.Errorf("import: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "list", "import", "urls.txt")
+	if !strings.Contains(stderr, "imported 0 of 5 URLs") {
+		t.Errorf("re-import: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, out, stderr := runCLI(t, dir, "list", "export")
+	if want := "http://example.com/a\nhttps://example.com/b\nhttp://example.com/c\n"; code != 0 || out != want {
+		t.Errorf("export: exit %d, %q, want %q; stderr %s", code, out, want, stderr)
+	}
+	code, out, _ = runCLI(t, dir, "list", "export", "--full")
+	if code != 0 || !strings.HasPrefix(out, "# spider-list v1") || !strings.Contains(out, " 2 found ") {
+		t.Errorf("export --full: exit %d:\n%s", code, out)
+	}
+	// The full export is itself a valid list.
+	os.WriteFile(filepath.Join(dir, "copy.list"), []byte(out), 0o644)
+	if code, out, stderr := runCLI(t, dir, "list", "export", "--list", "copy.list"); code != 0 || strings.Count(out, "\n") != 3 {
+		t.Errorf("export of the full export: exit %d %q %s", code, out, stderr)
+	}
+	for _, args := range [][]string{{"list"}, {"list", "import"}, {"list", "frob"}, {"list", "import", "--level", "-1", "x"}} {
+		if code, _, _ := runCLI(t, dir, args...); code != 2 {
+			t.Errorf("spider %v: exit %d, want 2", args, code)
+		}
+	}
+}
