@@ -93,6 +93,47 @@
 //     dropped), so it can never overwrite a newer result.
 //   - Readers (spider status) take the same lock for one read pass.
 //
+// # Write ordering
+//
+// What a pass writes, in order, and why (the notation of restic's design
+// document: a step is durable once the fsync after it returns):
+//
+//  1. Replay LIST.journal if it holds a complete journal, fsync the list,
+//     empty the journal. A previous pass died between its steps 3 and 5;
+//     its records are byte ranges at offsets, so writing them again is
+//     harmless if they had already landed.
+//  2. Read the list and decide: lines to append, prefixes to rewrite.
+//  3. Write every record (the append at the old end, each new prefix at
+//     its offset) and the old size to LIST.journal, with a SHA-256;
+//     fsync it. From here the pass can always be completed.
+//  4. Truncate a torn tail, write the append and the prefixes; fsync the
+//     list. The pass is now durable: results it recorded are done, lines
+//     it appended exist, claims it made are held.
+//  5. Empty the journal (no fsync: replaying a complete journal twice is
+//     harmless, and the next pass overwrites it anyway).
+//
+// A crash before step 3 completes leaves a torn journal (wrong checksum),
+// which is ignored: the list was not touched. A crash during step 4 leaves
+// torn lines that step 1 of the next pass, or of any reader, repairs. A
+// pass whose prefixes do not fit rewrites the whole list instead: it
+// empties the journal durably first (the list is consistent after step 1,
+// and the journal's offsets will not describe the new file), then writes a
+// temporary file, fsyncs it, renames it over the list and fsyncs the
+// directory, so the list is the old file or the new one.
+//
+// The mirror is written before the list: a spider writes a page (fsynced,
+// renamed, directory fsynced) before the pass that records it, so a
+// recorded result always refers to a copy on disk.
+//
+// # Deduplication without a map of the list
+//
+// A pass does not load the list. It builds a map of just the URLs it
+// carries (links to append, results to record), compares every line's URL
+// with it while streaming the file, and appends only what no line matched.
+// Memory grows with the pass, not the list, and the check is exact: it
+// runs under the lock, against the file as it is, so two processes can
+// never append one URL twice.
+//
 // # Damage
 //
 // A last line without its newline was torn by a writer that died; it is
