@@ -13,6 +13,10 @@
 // a link's path are percent-encoded as UTF-8, and in its query in the page's
 // encoding.
 //
+// Which attributes hold URLs, of what Kind, and where in a srcset or a meta
+// refresh they are, is package htmlurl's knowledge, which package rewrite
+// shares so that it changes exactly the links found here.
+//
 // Input and output are bounded: at most MaxInput bytes of a page are read and
 // at most MaxLinks links are returned. HTML is safe for concurrent use.
 package extract
@@ -28,6 +32,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/transform"
 
+	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/urlkey"
 )
 
@@ -38,26 +43,17 @@ const (
 	MaxLinks = 10000
 )
 
-// Kind says how a page refers to a URL.
-type Kind uint8
+// Kind says how a page refers to a URL: htmlurl's Kind, named here too so
+// that callers of HTML need not import htmlurl.
+type Kind = htmlurl.Kind
 
+// The kinds of reference, htmlurl's: a page to crawl, a document shown in
+// a frame, a resource the page loads to display.
 const (
-	Page      Kind = iota + 1 // a page to crawl: a[href], area[href], meta refresh, link rel=canonical/alternate/...
-	Frame                     // a document shown inside the page: frame[src], iframe[src]
-	Requisite                 // a resource the page loads to display: img, script, stylesheet, icon, media
+	Page      = htmlurl.Page
+	Frame     = htmlurl.Frame
+	Requisite = htmlurl.Requisite
 )
-
-func (k Kind) String() string {
-	switch k {
-	case Page:
-		return "page"
-	case Frame:
-		return "frame"
-	case Requisite:
-		return "requisite"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
 
 // A Link is one URL found in a page.
 type Link struct {
@@ -88,7 +84,7 @@ func HTML(base string, contentType string, body []byte) ([]Link, error) {
 		body = body[:MaxInput]
 	}
 	enc, name, _ := charset.DetermineEncoding(body, contentType)
-	c := &collector{base: docURL, query: newQueryEncoder(name), seen: map[string]bool{}}
+	c := &collector{base: docURL, query: htmlurl.NewQueryEncoder(name), seen: map[string]bool{}}
 
 	root, err := html.ParseWithOptions(decode(body, enc), html.ParseOptionEnableScripting(false))
 	if err != nil {

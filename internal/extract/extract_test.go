@@ -195,11 +195,3 @@ func TestDeepNesting(t *testing.T) {
 			"requisite img[src] http://example.com/b/ns.gif\n"+
 			"requisite script[src] http://example.com/b/s.js\n")
 }
-
-func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{0: "Kind(0)", Page: "page", Frame: "frame", Requisite: "requisite", 9: "Kind(9)"} {
-		if got := k.String(); got != want {
-			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
-		}
-	}
-}

@@ -1,14 +1,15 @@
 // Package rewrite points the links of a saved page at their copies in the
 // mirror.
 //
-// HTML changes the URL-bearing attributes that package extract reads (same
-// elements, same attributes, same Kind) to the references a Target chooses,
-// usually relative paths made with Rel, so that the mirror can be browsed
-// from disk (file://) or from any web root. Everything else stays byte for
-// byte as served: text, comments, scripts, styles, other tags, the other
-// attributes of a rewritten tag and the bytes of the page's encoding, which
-// is never converted. Once some link is rewritten, the href of every <base>
-// is removed, since it would lead the relative links back to the live site.
+// HTML changes the URL-bearing attributes that package extract reads (both
+// take the elements, attributes, kinds and srcset and refresh syntax from
+// package htmlurl) to the references a Target chooses, usually relative
+// paths made with Rel, so that the mirror can be browsed from disk (file://)
+// or from any web root. Everything else stays byte for byte as served: text,
+// comments, scripts, styles, other tags, the other attributes of a rewritten
+// tag and the bytes of the page's encoding, which is never converted. Once
+// some link is rewritten, the href of every <base> is removed, since it
+// would lead the relative links back to the live site.
 //
 // Links are resolved as extract resolves them (urlkey, the page's encoding
 // for non-ASCII in the query, the first <base href>), so that a Target can
@@ -26,21 +27,22 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 
-	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/urlkey"
 )
 
 // Target decides what a link becomes. abs is the link's canonical absolute
-// URL (urlkey), without fragment, and kind its extract.Kind. Target returns
-// the new reference, already escaped (e.g. "../topic/1-x.html", usually made
-// with Rel), and true; or false to leave the link exactly as it was written.
-// To point a link at the live site instead, return abs itself.
+// URL (urlkey), without fragment, and kind its htmlurl.Kind, which
+// extract.Kind names too, so a Target may be written with either. Target
+// returns the new reference, already escaped (e.g. "../topic/1-x.html",
+// usually made with Rel), and true; or false to leave the link exactly as it
+// was written. To point a link at the live site instead, return abs itself.
 //
 // HTML appends the link's own fragment ("#top") to the reference, unless the
 // reference already has one. Bytes of the reference that may not appear raw
 // in a URL (controls, space, non-ASCII) are percent-encoded, so that the
 // reference is ASCII whatever the page's encoding.
-type Target func(abs string, kind extract.Kind) (ref string, ok bool)
+type Target func(abs string, kind htmlurl.Kind) (ref string, ok bool)
 
 // HTML returns body with every URL-bearing attribute for which target says
 // ok replaced by target's reference, and everything else byte for byte as
@@ -70,7 +72,7 @@ func HTML(body []byte, base, contentType string, target Target) ([]byte, error) 
 	case "utf-16be", "utf-16le", "iso-2022-jp", "replacement":
 		return body, nil
 	}
-	r := &rewriter{body: body, base: page, target: target, query: newQueryEncoder(name)}
+	r := &rewriter{body: body, base: page, target: target, query: htmlurl.NewQueryEncoder(name)}
 	if enc != nil && enc != encoding.Nop {
 		r.dec = enc.NewDecoder()
 	}
@@ -96,7 +98,7 @@ type rewriter struct {
 	body   []byte
 	base   string            // document base URL, canonical
 	dec    *encoding.Decoder // page encoding to UTF-8; nil if the bytes are read as they are
-	query  *queryEncoder
+	query  *htmlurl.QueryEncoder
 	target Target
 	links  []edit // rewritten link values
 	bases  []edit // removed <base href>s
@@ -121,7 +123,7 @@ func (r *rewriter) findBase() {
 			return true
 		}
 		if v, ok := r.value(raw[a.v0:a.v1]); ok {
-			if u, err := urlkey.Resolve(r.base, r.query.fix(v)); err == nil {
+			if u, err := urlkey.Resolve(r.base, r.query.Encode(v)); err == nil {
 				r.base = u
 			}
 		}
@@ -149,7 +151,7 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 			if tag == "noscript" {
 				z.NextIsNotRawText()
 			}
-			if (tag == "base" || hasRules[tag]) && off+len(raw) <= len(r.body) &&
+			if (tag == "base" || htmlurl.RulesFor(tag) != nil) && off+len(raw) <= len(r.body) &&
 				bytes.Equal(raw, r.body[off:off+len(raw)]) {
 				if attrs, ok := agree(z, raw); ok && !fn(tag, raw, off, attrs) {
 					return

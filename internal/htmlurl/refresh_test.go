@@ -1,4 +1,4 @@
-package extract
+package htmlurl
 
 import (
 	"strings"
@@ -35,9 +35,32 @@ func TestRefreshURL(t *testing.T) {
 		{"5x; url=y", "", false},
 	}
 	for _, tt := range tests {
-		got, ok := refreshURL(tt.in)
+		sp, ok := RefreshURL(tt.in)
+		got := ""
+		if ok {
+			got = tt.in[sp.Start:sp.End]
+		}
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("refreshURL(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("RefreshURL(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestRefreshPositions checks spans where the URL text stands earlier in
+// the content too.
+func TestRefreshPositions(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Span
+	}{
+		{"1; url=1", Span{7, 8}},
+		{"0;url='url'", Span{7, 10}},
+		{"0, u ", Span{3, 4}},
+		{"0; url = ' x ' ", Span{11, 12}},
+	}
+	for _, tt := range tests {
+		if got, ok := RefreshURL(tt.in); !ok || got != tt.want {
+			t.Errorf("RefreshURL(%q) = %v, %v; want %v", tt.in, got, ok, tt.want)
 		}
 	}
 }
@@ -47,9 +70,15 @@ func FuzzRefreshURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		u, ok := refreshURL(s)
-		if ok != (u != "") || u != strings.TrimSpace(u) || !strings.Contains(s, u) {
-			t.Errorf("refreshURL(%q) = %q, %v", s, u, ok)
+		sp, ok := RefreshURL(s)
+		if !ok {
+			return
+		}
+		if sp.Start < 0 || sp.End <= sp.Start || sp.End > len(s) {
+			t.Fatalf("RefreshURL(%q) = %v", s, sp)
+		}
+		if u := s[sp.Start:sp.End]; u != strings.TrimSpace(u) {
+			t.Errorf("RefreshURL(%q) = %q, %v", s, u, ok)
 		}
 	})
 }

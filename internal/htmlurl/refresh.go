@@ -1,12 +1,14 @@
-package extract
+package htmlurl
 
 import "strings"
 
-// refreshURL returns the URL in the content of <meta http-equiv=refresh>,
-// parsed as the HTML Standard's "shared declarative refresh steps" parse it:
-// "5; url='page.html'", "0;URL=page.html", "3, page.html". ok is false if
-// content holds no URL (a plain reload) or is malformed.
-func refreshURL(content string) (url string, ok bool) {
+// RefreshURL returns where the URL is in the content of <meta
+// http-equiv=refresh>, parsed as the HTML Standard's "shared declarative
+// refresh steps" parse it: "5; url='page.html'", "0;URL=page.html",
+// "3, page.html". The span holds no quotes and no surrounding white space.
+// ok is false, and the span meaningless, if content holds no URL (a plain
+// reload) or is malformed.
+func RefreshURL(content string) (url Span, ok bool) {
 	s := content
 	i := skipSpace(s, 0)
 	digits := i
@@ -14,16 +16,16 @@ func refreshURL(content string) (url string, ok bool) {
 		i++
 	}
 	if i == digits && (i >= len(s) || s[i] != '.') {
-		return "", false
+		return Span{}, false
 	}
 	for i < len(s) && ('0' <= s[i] && s[i] <= '9' || s[i] == '.') {
 		i++
 	}
 	if i >= len(s) {
-		return "", false
+		return Span{}, false
 	}
 	if c := s[i]; c != ';' && c != ',' && !isSpace(c) {
-		return "", false
+		return Span{}, false
 	}
 	i = skipSpace(s, i)
 	if i < len(s) && (s[i] == ';' || s[i] == ',') {
@@ -31,36 +33,27 @@ func refreshURL(content string) (url string, ok bool) {
 	}
 	i = skipSpace(s, i)
 	if i >= len(s) {
-		return "", false
+		return Span{}, false
 	}
-	url = s[i:]
+	end := len(s)
 	if c := s[i]; c == 'u' || c == 'U' {
 		// "url" [ws] "=" [ws], case-insensitive; if it is not all there,
 		// the whole rest is the URL.
 		if i+3 > len(s) || !strings.EqualFold(s[i:i+3], "url") {
-			return strings.TrimSpace(url), true
+			return trimSpan(s, i, end)
 		}
 		j := skipSpace(s, i+3)
 		if j >= len(s) || s[j] != '=' {
-			return strings.TrimSpace(url), true
+			return trimSpan(s, i, end)
 		}
 		i = skipSpace(s, j+1)
 	}
 	// Skip quotes.
-	url = s[i:]
 	if i < len(s) && (s[i] == '\'' || s[i] == '"') {
-		url = s[i+1:]
-		if k := strings.IndexByte(url, s[i]); k >= 0 {
-			url = url[:k]
+		if k := strings.IndexByte(s[i+1:], s[i]); k >= 0 {
+			end = i + 1 + k
 		}
-	}
-	url = strings.TrimSpace(url)
-	return url, url != ""
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
 		i++
 	}
-	return i
+	return trimSpan(s, i, end)
 }

@@ -1,14 +1,15 @@
-package rewrite
+package htmlurl
 
 import "strings"
 
-// srcsetSpans returns where the URLs of the image candidates in a srcset
-// attribute value are, split as extract splits them (the HTML Standard's
-// "parse a srcset attribute"): a candidate is a URL (a run of non-whitespace,
-// so it may contain commas, but trailing commas end it) followed by optional
-// descriptors up to a comma outside parentheses.
-func srcsetSpans(s string) [][2]int {
-	var spans [][2]int
+// SrcsetURLs returns where the URLs of the image candidates in a srcset
+// attribute value s are, split as the HTML Standard's "parse a srcset
+// attribute" algorithm splits it: a candidate is a URL (a run of
+// non-whitespace, so it may contain commas, but trailing commas end it)
+// followed by optional descriptors up to a comma outside parentheses.
+// Descriptors are skipped, not validated. No span is empty.
+func SrcsetURLs(s string) []Span {
+	var spans []Span
 	i := 0
 	for {
 		// Skip whitespace and commas before a candidate.
@@ -25,11 +26,11 @@ func srcsetSpans(s string) [][2]int {
 		if end := start + len(strings.TrimRight(s[start:i], ",")); end < i {
 			// "a.jpg," ends the candidate: no descriptors.
 			if end > start {
-				spans = append(spans, [2]int{start, end})
+				spans = append(spans, Span{start, end})
 			}
 			continue
 		}
-		spans = append(spans, [2]int{start, i})
+		spans = append(spans, Span{start, i})
 		// Skip descriptors up to a comma that is not inside parentheses.
 		paren := false
 	descriptors:

@@ -1,4 +1,4 @@
-package rewrite
+package htmlurl
 
 import (
 	"strconv"
@@ -10,18 +10,18 @@ import (
 	"golang.org/x/text/transform"
 )
 
-// queryEncoder, a copy of extract's (extract/query.go), percent-encodes the
-// non-ASCII characters of a link's query in the page's encoding before the
-// link is resolved, as the URL Standard asks of a browser: on a windows-1251 page, href="?q=я" requests ?q=%FF, not
-// the UTF-8 ?q=%D1%8F. The path is always UTF-8, which urlkey does. A nil
-// *queryEncoder (UTF-8 and UTF-16 pages) changes nothing.
-type queryEncoder struct {
+// A QueryEncoder percent-encodes the non-ASCII characters of a link's query
+// in the page's encoding before the link is resolved, as the URL Standard
+// asks of a browser: on a windows-1251 page, href="?q=я" requests ?q=%FF,
+// not the UTF-8 ?q=%D1%8F. The path is always UTF-8, which urlkey does. A
+// nil *QueryEncoder (UTF-8 and UTF-16 pages) changes nothing.
+type QueryEncoder struct {
 	enc encoding.Encoding
 }
 
-// newQueryEncoder returns the encoder for the encoding called name (as
+// NewQueryEncoder returns the encoder for the encoding called name (as
 // charset.DetermineEncoding names it), or nil if queries stay UTF-8.
-func newQueryEncoder(name string) *queryEncoder {
+func NewQueryEncoder(name string) *QueryEncoder {
 	switch name {
 	case "", "utf-8", "utf-16be", "utf-16le", "replacement":
 		return nil
@@ -30,13 +30,13 @@ func newQueryEncoder(name string) *queryEncoder {
 	if err != nil {
 		return nil
 	}
-	return &queryEncoder{enc: e}
+	return &QueryEncoder{enc: e}
 }
 
-// fix returns ref with the non-ASCII characters of its query, if any,
+// Encode returns ref with the non-ASCII characters of its query, if any,
 // percent-encoded in the page's encoding. A character the encoding cannot
 // represent becomes %26%23<decimal>%3B, the URL Standard's form of "&#N;".
-func (q *queryEncoder) fix(ref string) string {
+func (q *QueryEncoder) Encode(ref string) string {
 	if q == nil {
 		return ref
 	}

@@ -1,0 +1,24 @@
+package htmlurl
+
+import "fmt"
+
+// Kind says how a page refers to a URL.
+type Kind uint8
+
+const (
+	Page      Kind = iota + 1 // a page to crawl: a[href], area[href], meta refresh, link rel=canonical/alternate/...
+	Frame                     // a document shown inside the page: frame[src], iframe[src]
+	Requisite                 // a resource the page loads to display: img, script, stylesheet, icon, media
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Page:
+		return "page"
+	case Frame:
+		return "frame"
+	case Requisite:
+		return "requisite"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
