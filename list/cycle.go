@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 )
 
 // Picker decides which unclaimed lines a pass claims: it is the crawl
 // policy, kept out of this package. Due and Less see entries that are valid
-// only during the call.
+// only during the call, and may be called from several goroutines at once
+// (a pass reads a large list in parallel sections).
 type Picker interface {
 	Due(e *Entry) bool     // may e be claimed now?
 	Less(a, b *Entry) bool // is a more urgent than b? Ties go to the earlier line.
@@ -157,58 +159,43 @@ func (l *List) pass(c *Cycle) error {
 		return fmt.Errorf("list: replay journal: %w", err)
 	}
 
-	var (
-		updates []update
-		owners  = map[string]bool{} // spider id -> claims still valid
-		h       = &pickHeap{p: c.Pick}
-		max     = 0
-	)
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	max := 0
 	if c.Pick != nil {
 		max = c.Pick.Max()
 	}
-	var cur Entry // one Entry for the whole scan: passing it to the Picker must not allocate per line
-	end, torn, lines, err := forEntries(f, l.path, func(off int64, v *view) error {
-		cur = v.alias()
-		e := &cur
-		changed := false
-		var p *pending
-		if len(pend) > 0 {
-			p = pend[ustr(v.url)]
-		}
-		if p != nil {
-			p.exists = true
-			if r := p.res; r != nil {
-				if e.Spider == c.Spider {
-					record(e, r)
-					c.Stats.Recorded++
-					changed = true
-				} else {
-					c.Stats.Dropped++
-				}
-			}
-		}
-		if e.Spider != "" && !(changed && p != nil && p.res != nil) {
-			valid, err := l.ownerValid(c, owners, e.Spider)
-			if err != nil {
-				return err
-			}
-			if !valid {
-				release(e)
-				c.Stats.TakenBack++
-				changed = true
-			}
-		}
-		if changed {
-			updates = append(updates, update{off: off, prefix: v.urlOff, e: e.Clone()})
-		}
-		if e.Spider == "" && c.Pick != nil && c.Pick.Due(e) {
-			c.Stats.Due++
-			h.offer(max, off, v.urlOff, e, changed, len(updates)-1)
-		}
-		return nil
+	owners := &ownerCache{valid: map[string]bool{}}
+	var ws []*scanWorker
+	end, torn, lines, _, err := forEntriesParallel(f, l.path, fi.Size(), func(int) func(int64, *view) error {
+		k := &scanWorker{l: l, c: c, pend: pend, owners: owners, max: max, h: pickHeap{p: c.Pick}}
+		ws = append(ws, k)
+		return k.line
 	})
 	if err != nil {
 		return err
+	}
+	// Merge the sections' findings, in file order.
+	var updates []update
+	h := &pickHeap{p: c.Pick}
+	for _, k := range ws {
+		base := len(updates)
+		updates = append(updates, k.updates...)
+		for _, it := range k.h.items {
+			if it.upd >= 0 {
+				it.upd += base
+			}
+			h.push(max, it)
+		}
+		for _, p := range k.matched {
+			p.exists = true
+		}
+		c.Stats.Recorded += k.stats.Recorded
+		c.Stats.Dropped += k.stats.Dropped
+		c.Stats.TakenBack += k.stats.TakenBack
+		c.Stats.Due += k.stats.Due
 	}
 
 	// New lines are candidates too: their offsets are past the end, in
@@ -251,6 +238,9 @@ func (l *List) pass(c *Cycle) error {
 	c.Stats.Claimed = len(picked)
 
 	var appendBuf []byte
+	if end == 0 && len(fresh) > 0 {
+		appendBuf = append(appendBuf, Header+"\n"...) // an empty (or all torn) file
+	}
 	for i := range fresh {
 		appendBuf = AppendLine(appendBuf, &fresh[i], l.reserve(fresh[i].URL))
 	}
@@ -311,10 +301,20 @@ func release(e *Entry) {
 	}
 }
 
+// ownerCache holds, for one pass, whether each claimant's claims stand.
+// The sections of a parallel pass share it, so each owner is probed once:
+// two probes at once would see each other's lock and disagree.
+type ownerCache struct {
+	mu    sync.Mutex
+	valid map[string]bool
+}
+
 // ownerValid reports whether claims held by spider id still stand; see the
-// package doc. Answers are cached for the pass.
-func (l *List) ownerValid(c *Cycle, cache map[string]bool, id string) (bool, error) {
-	if v, ok := cache[id]; ok {
+// package doc.
+func (l *List) ownerValid(c *Cycle, cache *ownerCache, id string) (bool, error) {
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if v, ok := cache.valid[id]; ok {
 		return v, nil
 	}
 	var valid bool
@@ -333,8 +333,64 @@ func (l *List) ownerValid(c *Cycle, cache map[string]bool, id string) (bool, err
 			}
 		}
 	}
-	cache[id] = valid
+	cache.valid[id] = valid
 	return valid, nil
+}
+
+// scanWorker is the state of one section of a pass.
+type scanWorker struct {
+	l       *List
+	c       *Cycle
+	pend    map[string]*pending // shared, read only
+	owners  *ownerCache
+	max     int
+	updates []update
+	h       pickHeap
+	stats   CycleStats
+	matched []*pending
+	cur     Entry // one Entry for the section: passing it to the Picker must not allocate per line
+}
+
+// line handles one line of the section: record a result, take back a dead
+// claim, offer the line to the picker.
+func (k *scanWorker) line(off int64, v *view) error {
+	c := k.c
+	k.cur = v.alias()
+	e := &k.cur
+	changed, recorded := false, false
+	if len(k.pend) > 0 {
+		if p := k.pend[ustr(v.url)]; p != nil {
+			k.matched = append(k.matched, p)
+			if r := p.res; r != nil {
+				if e.Spider == c.Spider {
+					record(e, r)
+					k.stats.Recorded++
+					changed, recorded = true, true
+				} else {
+					k.stats.Dropped++
+				}
+			}
+		}
+	}
+	if e.Spider != "" && !recorded {
+		valid, err := k.l.ownerValid(c, k.owners, e.Spider)
+		if err != nil {
+			return err
+		}
+		if !valid {
+			release(e)
+			k.stats.TakenBack++
+			changed = true
+		}
+	}
+	if changed {
+		k.updates = append(k.updates, update{off: off, prefix: v.urlOff, e: e.Clone()})
+	}
+	if e.Spider == "" && c.Pick != nil && c.Pick.Due(e) {
+		k.stats.Due++
+		k.h.offer(k.max, off, v.urlOff, e, changed, len(k.updates)-1)
+	}
+	return nil
 }
 
 // writeInPlace journals the pass's writes, then truncates a torn tail,
@@ -495,21 +551,39 @@ func (h *pickHeap) Pop() any {
 	return it
 }
 
+// offer considers a line whose entry is only valid during the call. Most
+// lines lose to the least urgent kept candidate, so that test comes first
+// and allocates nothing: a candidate (and a copy of the entry) is built
+// only for a line that gets in.
 func (h *pickHeap) offer(max int, off int64, prefix int, e *Entry, changed bool, updIdx int) {
-	if max <= 0 {
+	if max <= 0 || len(h.items) >= max && !h.beats(e, off, &h.items[0]) {
 		return
 	}
-	c := cand{off: off, prefix: prefix, upd: -1, e: *e}
+	c := cand{off: off, prefix: prefix, upd: -1, e: e.Clone()}
 	if changed {
 		c.upd = updIdx
 	}
-	if len(h.items) < max {
-		c.e = c.e.Clone()
-		heap.Push(h, c)
-		return
+	h.push(max, c)
+}
+
+// beats reports whether the line (e, off) is more urgent than candidate b.
+func (h *pickHeap) beats(e *Entry, off int64, b *cand) bool {
+	switch {
+	case h.p.Less(e, &b.e):
+		return true
+	case h.p.Less(&b.e, e):
+		return false
 	}
-	if h.cmp(&c, &h.items[0]) > 0 {
-		c.e = c.e.Clone()
+	return off < b.off
+}
+
+// push considers a candidate that owns its entry.
+func (h *pickHeap) push(max int, c cand) {
+	switch {
+	case max <= 0:
+	case len(h.items) < max:
+		heap.Push(h, c)
+	case h.cmp(&c, &h.items[0]) > 0:
 		h.items[0] = c
 		heap.Fix(h, 0)
 	}

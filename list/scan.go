@@ -12,6 +12,10 @@ import (
 	"unsafe"
 )
 
+// readBuf is the read buffer of a scan: small enough to stay in the CPU's
+// cache while its lines are parsed, large enough for any line (MaxLine).
+const readBuf = 256 << 10
+
 // scanLines calls fn for every line of f from the start (header, comments
 // and blank lines included), without the newline. It returns the offset
 // just past the last complete line and the length of a torn tail.
@@ -19,7 +23,7 @@ func scanLines(f *os.File, path string, fn func(off int64, no int, line []byte) 
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, 0, err
 	}
-	r := bufio.NewReaderSize(f, 1<<20)
+	r := bufio.NewReaderSize(f, readBuf)
 	var off int64
 	for no := 1; ; no++ {
 		line, err := r.ReadSlice('\n')

@@ -13,6 +13,8 @@
 package claim
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spider-mirror/spider/list"
@@ -30,39 +32,59 @@ type Profile struct {
 
 // Due reports whether e may be claimed under p at now.
 func Due(p Profile, e *list.Entry, now time.Time) bool {
-	if e.Spider != "" {
-		return false
-	}
-	if isStale(p, e, now) {
-		return true
-	}
-	if p.MaxLevel >= 0 && e.Level > p.MaxLevel {
-		return false
-	}
-	return e.Modified.IsZero() || now.Sub(e.Modified) >= p.Window
-}
-
-func isStale(p Profile, e *list.Entry, now time.Time) bool {
-	return p.Stale > 0 && !e.Modified.IsZero() && now.Sub(e.Modified) >= p.Stale
+	b := boundsOf(p, now)
+	return b.due(p, e)
 }
 
 // Less reports whether due line a is more urgent than due line b under p.
 func Less(p Profile, now time.Time, a, b *list.Entry) bool {
-	if sa, sb := isStale(p, a, now), isStale(p, b, now); sa != sb {
-		return sa
-	}
-	if a.Level != b.Level {
-		return a.Level < b.Level
-	}
-	switch {
-	case a.Modified.IsZero() || b.Modified.IsZero():
-		return a.Modified.IsZero() && !b.Modified.IsZero()
-	default:
-		return a.Modified.Before(b.Modified)
-	}
+	bs := boundsOf(p, now)
+	return bs.less(a, b)
 }
 
-// Picker is a list.Picker for profile p at Now. Skip, if set, vetoes lines
+// bounds are a profile's thresholds at one instant: a copy modified at or
+// before dueBy is due, at or before staleBy is stale. Comparing times is
+// cheaper than subtracting them, and a pass compares millions.
+type bounds struct {
+	dueBy, staleBy time.Time
+	hasStale       bool
+}
+
+func boundsOf(p Profile, now time.Time) bounds {
+	return bounds{dueBy: now.Add(-p.Window), staleBy: now.Add(-p.Stale), hasStale: p.Stale > 0}
+}
+
+func (b *bounds) stale(e *list.Entry) bool {
+	return b.hasStale && !e.Modified.IsZero() && !e.Modified.After(b.staleBy)
+}
+
+func (b *bounds) due(p Profile, e *list.Entry) bool {
+	switch {
+	case e.Spider != "":
+		return false
+	case b.stale(e):
+		return true
+	case p.MaxLevel >= 0 && e.Level > p.MaxLevel:
+		return false
+	}
+	return e.Modified.IsZero() || !e.Modified.After(b.dueBy)
+}
+
+func (b *bounds) less(a, c *list.Entry) bool {
+	if sa, sc := b.stale(a), b.stale(c); sa != sc {
+		return sa
+	}
+	if a.Level != c.Level {
+		return a.Level < c.Level
+	}
+	if a.Modified.IsZero() || c.Modified.IsZero() {
+		return a.Modified.IsZero() && !c.Modified.IsZero()
+	}
+	return a.Modified.Before(c.Modified)
+}
+
+// Picker is a list.Picker for profile p at Now. It is safe for the
+// concurrent calls a parallel pass makes. Skip, if set, vetoes lines
 // the caller wants to leave alone for now (URLs in retry backoff).
 type Picker struct {
 	P    Profile
@@ -70,16 +92,35 @@ type Picker struct {
 	Want int // claim at most this many (≤ P.Batch); 0 means P.Batch
 	Skip func(url string) bool
 
-	// Next is set by Due: the earliest time a line seen but not due becomes
-	// due, so an idle spider knows how long it may sleep.
-	Next time.Time
+	next atomic.Int64 // unix nanoseconds; see Next
+	once sync.Once
+	b    bounds
+}
+
+func (k *Picker) bounds() *bounds {
+	k.once.Do(func() { k.b = boundsOf(k.P, k.Now) })
+	return &k.b
+}
+
+// Next returns the earliest time a line that Due saw but found not due
+// becomes due, so an idle spider knows how long it may sleep; zero if none.
+func (k *Picker) Next() time.Time {
+	if n := k.next.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // Due implements list.Picker.
 func (k *Picker) Due(e *list.Entry) bool {
-	if !Due(k.P, e, k.Now) {
-		if n := NextDue(k.P, e); !n.IsZero() && (k.Next.IsZero() || n.Before(k.Next)) {
-			k.Next = n
+	if !k.bounds().due(k.P, e) {
+		if n := NextDue(k.P, e); !n.IsZero() {
+			for v := n.UnixNano(); ; {
+				old := k.next.Load()
+				if old != 0 && old <= v || k.next.CompareAndSwap(old, v) {
+					break
+				}
+			}
 		}
 		return false
 	}
@@ -87,7 +128,7 @@ func (k *Picker) Due(e *list.Entry) bool {
 }
 
 // Less implements list.Picker.
-func (k *Picker) Less(a, b *list.Entry) bool { return Less(k.P, k.Now, a, b) }
+func (k *Picker) Less(a, b *list.Entry) bool { return k.bounds().less(a, b) }
 
 // Max implements list.Picker.
 func (k *Picker) Max() int {

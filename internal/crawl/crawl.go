@@ -287,8 +287,8 @@ func (e *Engine) pending() int {
 // picker saw, or a poll interval, since other spiders add lines too.
 func (e *Engine) idle(ctx context.Context, c *list.Cycle) bool {
 	d := clamp(e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
-	if k, ok := c.Pick.(*claim.Picker); ok && !k.Next.IsZero() {
-		if until := k.Next.Sub(e.cfg.Now()); until < d {
+	if k, ok := c.Pick.(*claim.Picker); ok && !k.Next().IsZero() {
+		if until := k.Next().Sub(e.cfg.Now()); until < d {
 			d = max(until, 10*time.Millisecond)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"syscall"
 	"time"
@@ -33,6 +35,8 @@ func main() {
 	passes := flag.Int("passes", 5, "passes to run")
 	adds := flag.Int("adds", 1000, "links appended per pass (half of them already listed)")
 	batch := flag.Int("batch", 1000, "lines claimed (and recorded at the next pass) per pass")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the passes to `file`")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the passes to `file`")
 	flag.Parse()
 	if _, err := os.Stat(*path); os.IsNotExist(err) {
 		t := time.Now()
@@ -53,6 +57,22 @@ func main() {
 		os.Exit(1)
 	}
 	p := claim.Profile{Name: "slow", Window: 24 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: *batch}
+	if *cpuprofile != "" {
+		pf, err := os.Create(*cpuprofile)
+		if err == nil {
+			pprof.StartCPUProfile(pf)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			if mf, err := os.Create(*memprofile); err == nil {
+				pprof.Lookup("allocs").WriteTo(mf, 0)
+				mf.Close()
+			}
+		}()
+	}
 	var prev []list.Entry
 	var held []float64
 	next := *lines
