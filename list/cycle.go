@@ -78,6 +78,8 @@ type CycleStats struct {
 	Claimed   int       `json:"claimed"`    // lines claimed
 	WaitSec   float64   `json:"lock_wait_s"`
 	HeldSec   float64   `json:"lock_held_s"`
+	ScanSec   float64   `json:"scan_s"`     // of the lock held: reading and deciding
+	WriteSec  float64   `json:"write_s"`    // of the lock held: journal, writes, fsyncs
 	Rewrote   bool      `json:"rewrote"`    // the pass rewrote the whole file
 	TornBytes int64     `json:"torn_bytes"` // bytes of a torn last line truncated
 }
@@ -163,14 +165,16 @@ func (l *List) pass(c *Cycle) error {
 	if err != nil {
 		return fmt.Errorf("list: %w", err)
 	}
+	scanStart := time.Now()
 	max := 0
 	if c.Pick != nil {
 		max = c.Pick.Max()
 	}
 	owners := &ownerCache{valid: map[string]bool{}}
+	filter := newURLFilter(pend)
 	var ws []*scanWorker
 	end, torn, lines, _, err := forEntriesParallel(f, l.path, fi.Size(), func(int) func(int64, *view) error {
-		k := &scanWorker{l: l, c: c, pend: pend, owners: owners, max: max, h: pickHeap{p: c.Pick}}
+		k := &scanWorker{l: l, c: c, pend: pend, filter: filter, owners: owners, max: max, h: pickHeap{p: c.Pick}}
 		ws = append(ws, k)
 		return k.line
 	})
@@ -248,6 +252,9 @@ func (l *List) pass(c *Cycle) error {
 	c.Stats.Lines = lines + c.Stats.Added
 	c.Stats.TornBytes = torn
 
+	writeStart := time.Now()
+	c.Stats.ScanSec = writeStart.Sub(scanStart).Seconds()
+	defer func() { c.Stats.WriteSec = time.Since(writeStart).Seconds() }()
 	fits := true
 	for i := range updates {
 		u := &updates[i]
@@ -342,6 +349,7 @@ type scanWorker struct {
 	l       *List
 	c       *Cycle
 	pend    map[string]*pending // shared, read only
+	filter  *urlFilter          // shared, read only: a quick "no" before pend
 	owners  *ownerCache
 	max     int
 	updates []update
@@ -358,7 +366,7 @@ func (k *scanWorker) line(off int64, v *view) error {
 	k.cur = v.alias()
 	e := &k.cur
 	changed, recorded := false, false
-	if len(k.pend) > 0 {
+	if len(k.pend) > 0 && k.filter.mayHold(v.url) {
 		if p := k.pend[ustr(v.url)]; p != nil {
 			k.matched = append(k.matched, p)
 			if r := p.res; r != nil {

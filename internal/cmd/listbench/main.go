@@ -75,7 +75,7 @@ func main() {
 	}
 	var prev []list.Entry
 	var held []float64
-	next := *lines
+	next := *lines + int(time.Now().UnixNano()%1_000_000)*1000 // new URLs each run
 	for i := 0; i < *passes; i++ {
 		now := time.Now()
 		c := &list.Cycle{Spider: "bench", Now: now, Lease: 10 * time.Minute, Pick: &claim.Picker{P: p, Now: now}}
@@ -98,8 +98,8 @@ func main() {
 		prev = c.Claimed
 		s := c.Stats
 		held = append(held, s.HeldSec)
-		fmt.Printf("pass %d: lines %d, added %d, recorded %d, claimed %d, lock held %.3fs (waited %.3fs), rewrote %v\n",
-			i+1, s.Lines, s.Added, s.Recorded, s.Claimed, s.HeldSec, s.WaitSec, s.Rewrote)
+		fmt.Printf("pass %d: lines %d, added %d, recorded %d, claimed %d, lock held %.3fs (scan %.3fs, write %.3fs, waited %.3fs), rewrote %v\n",
+			i+1, s.Lines, s.Added, s.Recorded, s.Claimed, s.HeldSec, s.ScanSec, s.WriteSec, s.WaitSec, s.Rewrote)
 	}
 	if len(held) == 0 {
 		return
