@@ -55,6 +55,16 @@ type Cycle struct {
 	Stats   CycleStats // output
 
 	noStatus bool // a pass of no spider (Add): publish no status
+	rewrite  bool // rewrite the whole file even if everything fits (Compact)
+}
+
+// Compact rewrites the whole list in one pass, restoring every line's
+// padding (after hand edits, say); the list keeps its lines and their
+// order. It is what a pass does when an update does not fit in place.
+func (l *List) Compact(ctx context.Context) (CycleStats, error) {
+	c := &Cycle{Spider: "compact", noStatus: true, rewrite: true}
+	err := l.Run(ctx, c)
+	return c.Stats, err
 }
 
 // Add appends the URLs the list does not hold yet, in one pass, and
@@ -263,7 +273,7 @@ func (l *List) pass(c *Cycle) error {
 		}
 	}
 	switch {
-	case !fits:
+	case !fits || c.rewrite:
 		c.Stats.Rewrote = true
 		err = l.rewrite(f, end, updates, appendBuf)
 		c.Stats.Bytes = end + int64(len(appendBuf)) // approximate: padding was restored
@@ -469,17 +479,26 @@ func (l *List) rewrite(f *os.File, end int64, updates []update, appendBuf []byte
 				w.write([]byte{'\n'})
 				return nil
 			}
-			var e Entry
+			var v view
 			if u := byOff[off]; u != nil {
-				e = *u
+				width := len(u.File)
+				if parseCanonical(line, &v) {
+					width = max(width, v.urlOff-fixedWidth(u.Level)) // keep its padding
+				} else {
+					width = max(width, l.reserve(u.URL))
+				}
+				w.buf = AppendLine(w.buf, u, width)
+			} else if parseCanonical(line, &v) {
+				w.write(line) // already padded: copy as is
+				w.write([]byte{'\n'})
+				return nil
 			} else {
-				var v view
 				if err := parseLine(line, &v); err != nil {
 					return err // cannot happen: the pass parsed it
 				}
-				e = v.alias()
+				e := v.alias()
+				w.buf = AppendLine(w.buf, &e, max(len(e.File), l.reserve(e.URL)))
 			}
-			w.buf = AppendLine(w.buf, &e, max(len(e.File), l.reserve(e.URL)))
 			w.flushIfFull()
 			return nil
 		})

@@ -163,3 +163,24 @@ func TestJournalRoundTrip(t *testing.T) {
 		t.Errorf("round trip: %d %+v %v", end, got, err)
 	}
 }
+
+func TestCompactRestoresPadding(t *testing.T) {
+	l := listAt(t, faultBase)
+	sl, err := LockSpider(l.Path(), "a") // a live claimant keeps its claim
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sl.Unlock()
+	before := entries(t, l)
+	st, err := l.Compact(context.Background())
+	if err != nil || !st.Rewrote {
+		t.Fatalf("Compact: %+v, %v", st, err)
+	}
+	if after := entries(t, l); !reflect.DeepEqual(after, before) {
+		t.Errorf("Compact changed the entries:\n%+v\nwant\n%+v", after, before)
+	}
+	data, _ := os.ReadFile(l.Path())
+	if strings.Contains(string(data), "- - 1 found - ") {
+		t.Errorf("squeezed line still squeezed:\n%s", data)
+	}
+}
