@@ -269,6 +269,12 @@ func (e *Engine) requeue(c *list.Cycle) {
 }
 
 func (e *Engine) account(c *list.Cycle) {
+	if c.Stats.TornBytes > 0 {
+		e.log.Warn("dropped a torn last line of the list, left by a writer that died", "bytes", c.Stats.TornBytes)
+	}
+	if c.Stats.TakenBack > 0 {
+		e.log.Info("took back claims of dead or stalled spiders", "lines", c.Stats.TakenBack)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sum.Cycles++
