@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
@@ -73,6 +74,10 @@ type Engine struct {
 	polite  *politeness
 	retry   *backoff
 	started time.Time
+	// lastPass is when the last pass succeeded (unix ns). A spider whose
+	// last pass is older than the lease may have lost its claims (it was
+	// stopped, say): it must not write what it fetched over newer copies.
+	lastPass atomic.Int64
 
 	mu      sync.Mutex // guards the fields below
 	results []list.Result
@@ -153,6 +158,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			break
 		}
 		first = false
+		e.lastPass.Store(c.Now.UnixNano())
 		e.account(c)
 		for _, r := range c.Results {
 			delete(inflight, r.URL)

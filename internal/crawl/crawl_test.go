@@ -186,3 +186,25 @@ func TestRedirectTargetJoinsList(t *testing.T) {
 		t.Errorf("old %+v, new %+v", old, moved)
 	}
 }
+
+// A spider that has not managed a pass for longer than its lease (it was
+// stopped, say) may have lost its claims: it must not write what it
+// fetched, which may be older than another spider's newer copy.
+func TestStalledSpiderDoesNotWrite(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, "fresh from the other spider")
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1},
+		Lease: time.Minute, Now: func() time.Time { return v.clock }}, v.list, v.m, fetch.New(fetch.Options{Timeout: 5 * time.Second, MaxBody: 1 << 20}))
+	e.lastPass.Store(v.clock.Add(-2 * time.Minute).UnixNano())
+	res, adds := e.store(list.Entry{URL: v.base + "/", Level: 0}, &fetch.Response{URL: v.base + "/", Status: 200, MediaType: "text/html", Body: []byte("old")}, v.clock)
+	if res.State != 0 || adds != nil {
+		t.Errorf("stalled spider recorded %+v, %v", res, adds)
+	}
+	if _, err := v.m.Stat("127.0.0.1"); err == nil {
+		t.Error("stalled spider wrote into the mirror")
+	}
+	e.lastPass.Store(v.clock.UnixNano())
+	if res, _ := e.store(list.Entry{URL: v.base + "/", Level: 0}, &fetch.Response{URL: v.base + "/", Status: 200, MediaType: "text/html", Body: []byte("new")}, v.clock); res.State != list.Downloaded {
+		t.Errorf("live spider: %+v", res)
+	}
+}

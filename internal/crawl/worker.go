@@ -57,6 +57,13 @@ func (e *Engine) store(en list.Entry, resp *fetch.Response, now time.Time) (list
 			adds = append(adds, list.Add{URL: u, Level: en.Level})
 		}
 	}
+	if e.cfg.Lease > 0 && now.Sub(time.Unix(0, e.lastPass.Load())) > e.cfg.Lease {
+		// Our claims may have been taken back and the page fetched again
+		// by another spider since; this copy may be older. Hand it back.
+		e.count(func(s *Summary) { s.Dropped++ })
+		e.log.Warn("result dropped: no pass for longer than the lease (was this spider stopped?)", "url", en.URL)
+		return res, nil
+	}
 	file, err := mirror.Path(en.URL, resp.MediaType)
 	body := resp.Body
 	if err == nil && isHTML(resp.MediaType) {
