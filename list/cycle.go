@@ -28,6 +28,7 @@ type Picker interface {
 type Add struct {
 	URL   string // canonical
 	Level int
+	Width int // bytes to reserve for the file field; 0 asks Options.Reserve
 }
 
 // Result is the outcome of fetching a claimed line.
@@ -214,7 +215,10 @@ func (l *List) pass(c *Cycle) error {
 
 	// New lines are candidates too: their offsets are past the end, in
 	// the order they will be appended.
-	var fresh []Entry
+	var (
+		fresh      []Entry
+		freshWidth []int
+	)
 	for i := range c.Add {
 		a := &c.Add[i]
 		p := pend[a.URL]
@@ -223,6 +227,11 @@ func (l *List) pass(c *Cycle) error {
 		}
 		p.exists = true
 		fresh = append(fresh, Entry{Level: a.Level, State: Found, URL: a.URL})
+		w := a.Width
+		if w <= 0 {
+			w = l.reserve(a.URL)
+		}
+		freshWidth = append(freshWidth, w)
 		e := &fresh[len(fresh)-1]
 		if c.Pick != nil && c.Pick.Due(e) {
 			c.Stats.Due++
@@ -256,7 +265,7 @@ func (l *List) pass(c *Cycle) error {
 		appendBuf = append(appendBuf, Header+"\n"...) // an empty (or all torn) file
 	}
 	for i := range fresh {
-		appendBuf = AppendLine(appendBuf, &fresh[i], l.reserve(fresh[i].URL))
+		appendBuf = AppendLine(appendBuf, &fresh[i], freshWidth[i])
 	}
 	c.Stats.Added = len(fresh)
 	c.Stats.Lines = lines + c.Stats.Added

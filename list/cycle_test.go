@@ -61,7 +61,7 @@ func urls(es []Entry) []string {
 func TestCycleAddDedupClaimRecord(t *testing.T) {
 	l := newList(t)
 	c := run(t, l, &Cycle{Spider: "fast",
-		Add:  []Add{{"http://a/", 0}, {"http://a/x", 1}, {"http://a/", 0}, {"http://a/x", 2}},
+		Add:  []Add{{URL: "http://a/", Level: 0}, {URL: "http://a/x", Level: 1}, {URL: "http://a/", Level: 0}, {URL: "http://a/x", Level: 2}},
 		Pick: allPicker{1}})
 	if c.Stats.Added != 2 {
 		t.Errorf("added %d, want 2 (duplicates within a pass)", c.Stats.Added)
@@ -70,7 +70,7 @@ func TestCycleAddDedupClaimRecord(t *testing.T) {
 	if got := urls(c.Claimed); !slices.Equal(got, []string{"http://a/"}) {
 		t.Fatalf("claimed %v, want the level-0 line", got)
 	}
-	c = run(t, l, &Cycle{Spider: "fast", Add: []Add{{"http://a/x", 1}, {"http://a/y", 1}}})
+	c = run(t, l, &Cycle{Spider: "fast", Add: []Add{{URL: "http://a/x", Level: 1}, {URL: "http://a/y", Level: 1}}})
 	if c.Stats.Added != 1 {
 		t.Errorf("added %d, want 1 (duplicate of an existing line)", c.Stats.Added)
 	}
@@ -98,7 +98,7 @@ func TestCycleAddDedupClaimRecord(t *testing.T) {
 
 func TestCycleRefreshKeepsState(t *testing.T) {
 	l := newList(t)
-	run(t, l, &Cycle{Spider: "slow", Add: []Add{{"http://a/", 0}}})
+	run(t, l, &Cycle{Spider: "slow", Add: []Add{{URL: "http://a/", Level: 0}}})
 	run(t, l, &Cycle{Spider: "slow", Pick: allPicker{5}})
 	run(t, l, &Cycle{Spider: "slow", Results: []Result{{URL: "http://a/", State: Error}}})
 	c := run(t, l, &Cycle{Spider: "slow", Pick: allPicker{5}})
@@ -114,7 +114,7 @@ func TestCycleRefreshKeepsState(t *testing.T) {
 
 func TestCycleDropsResultOfLostClaim(t *testing.T) {
 	l := newList(t)
-	run(t, l, &Cycle{Spider: "fast", Add: []Add{{"http://a/", 0}}})
+	run(t, l, &Cycle{Spider: "fast", Add: []Add{{URL: "http://a/", Level: 0}}})
 	sl, err := LockSpider(l.Path(), "slow")
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestCycleDropsResultOfLostClaim(t *testing.T) {
 
 func TestCycleTakesBackDeadAndStalledClaims(t *testing.T) {
 	l := newList(t)
-	run(t, l, &Cycle{Spider: "a", Add: []Add{{"http://a/1", 0}, {"http://a/2", 0}}})
+	run(t, l, &Cycle{Spider: "a", Add: []Add{{URL: "http://a/1", Level: 0}, {URL: "http://a/2", Level: 0}}})
 	// Spider "paused" holds its lock but its heartbeat is old.
 	sl, err := LockSpider(l.Path(), "paused")
 	if err != nil {
@@ -154,7 +154,7 @@ func TestCycleTakesBackDeadAndStalledClaims(t *testing.T) {
 	}
 	// A live spider within its lease keeps its claims.
 	l2 := newList(t)
-	run(t, l2, &Cycle{Spider: "a", Add: []Add{{"http://a/1", 0}}})
+	run(t, l2, &Cycle{Spider: "a", Add: []Add{{URL: "http://a/1", Level: 0}}})
 	sl2, err := LockSpider(l2.Path(), "live")
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestLockSpiderExclusive(t *testing.T) {
 
 func TestTornTail(t *testing.T) {
 	l := newList(t)
-	run(t, l, &Cycle{Spider: "a", Add: []Add{{"http://a/1", 0}, {"http://a/2", 0}}})
+	run(t, l, &Cycle{Spider: "a", Add: []Add{{URL: "http://a/1", Level: 0}, {URL: "http://a/2", Level: 0}}})
 	data, _ := os.ReadFile(l.Path())
 	good := len(data)
 	last := strings.LastIndexByte(string(data[:len(data)-1]), '\n') + 1
@@ -204,7 +204,7 @@ func TestTornTail(t *testing.T) {
 	}
 	// A writing pass truncates the torn tail before appending.
 	os.WriteFile(l.Path(), append(slices.Clone(data), "- - 0 fou"...), 0o644)
-	c := run(t, l, &Cycle{Spider: "a", Add: []Add{{"http://a/3", 0}}})
+	c := run(t, l, &Cycle{Spider: "a", Add: []Add{{URL: "http://a/3", Level: 0}}})
 	if c.Stats.TornBytes != 9 {
 		t.Errorf("torn bytes %d, want 9", c.Stats.TornBytes)
 	}
@@ -216,12 +216,12 @@ func TestTornTail(t *testing.T) {
 
 func TestMalformedLineStopsPass(t *testing.T) {
 	l := newList(t)
-	run(t, l, &Cycle{Spider: "a", Add: []Add{{"http://a/1", 0}}})
+	run(t, l, &Cycle{Spider: "a", Add: []Add{{URL: "http://a/1", Level: 0}}})
 	f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
 	fmt.Fprintf(f, "- - 0 found - http://a/2\ngarbage here\n- - 0 found - http://a/3\n")
 	f.Close()
 	before, _ := os.ReadFile(l.Path())
-	err := l.Run(context.Background(), &Cycle{Spider: "a", Now: t0, Add: []Add{{"http://a/4", 0}}, Pick: allPicker{9}})
+	err := l.Run(context.Background(), &Cycle{Spider: "a", Now: t0, Add: []Add{{URL: "http://a/4", Level: 0}}, Pick: allPicker{9}})
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 4 || pe.Path != l.Path() {
 		t.Fatalf("err = %v, want ParseError at line 4 of %s", err, l.Path())

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -94,6 +96,7 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 		read, added, bad int
 		firstBad         []string
 		sc               = bufio.NewScanner(in)
+		batch            []importLine
 	)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	flush := func() error {
@@ -102,24 +105,40 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 		chunk = chunk[:0]
 		return listErr(err)
 	}
+	// Canonicalising is the costly part of an import (the WHATWG parser),
+	// so batches of lines are canonicalised on every CPU, in input order.
+	process := func() error {
+		canonicalise(batch)
+		for _, it := range batch {
+			if it.err != nil {
+				if bad++; len(firstBad) < 5 {
+					firstBad = append(firstBad, fmt.Sprintf("%s:%d: %v", from, it.no, it.err))
+				}
+				continue
+			}
+			if chunk = append(chunk, list.Add{URL: it.url, Level: level, Width: it.width}); len(chunk) == importChunk {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
 	for no := 1; sc.Scan(); no++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {
 			continue
 		}
 		read++
-		u, err := urlkey.Parse(line)
-		if err != nil {
-			if bad++; len(firstBad) < 5 {
-				firstBad = append(firstBad, fmt.Sprintf("%s:%d: %v", from, no, err))
-			}
-			continue
-		}
-		if chunk = append(chunk, list.Add{URL: u, Level: level}); len(chunk) == importChunk {
-			if err := flush(); err != nil {
+		if batch = append(batch, importLine{no: no, raw: line}); len(batch) == 8192 {
+			if err := process(); err != nil {
 				return err
 			}
 		}
+	}
+	if err := process(); err != nil {
+		return err
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("import: read %s: %w", from, err)
@@ -135,6 +154,31 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 		return hintErr{fmt.Errorf("import: %d invalid URLs skipped; the valid ones were imported", bad), "import takes absolute http:// or https:// URLs, one a line"}
 	}
 	return nil
+}
+
+// importLine is one URL of an import on its way to the list.
+type importLine struct {
+	no       int
+	raw, url string
+	width    int
+	err      error
+}
+
+// canonicalise fills in url, width and err of every line, on every CPU.
+func canonicalise(batch []importLine) {
+	n := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Go(func() {
+			for i := w; i < len(batch); i += n {
+				it := &batch[i]
+				if it.url, it.err = urlkey.Parse(it.raw); it.err == nil {
+					it.width = mirror.ReserveLen(it.url)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func exportList(ctx context.Context, path string, full bool, stdout io.Writer) error {

@@ -45,6 +45,9 @@ var canon = canonicalizer.New(
 
 // Parse returns the canonical form of an absolute http or https URL.
 func Parse(raw string) (string, error) {
+	if alreadyCanonical(raw) {
+		return raw, nil
+	}
 	u, err := canon.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "", fmt.Errorf("urlkey: parse %q: %w", clip(raw), err)
