@@ -55,45 +55,55 @@ func (p oldestPicker) Due(e *Entry) bool     { return e.Modified.IsZero() }
 func (p oldestPicker) Less(a, b *Entry) bool { return a.Level < b.Level }
 func (p oldestPicker) Max() int              { return p.max }
 
-// BenchmarkCycle measures one whole locked pass, as a spider runs it:
-// append 1,000 found links (half already listed), record the 100 results
-// of the previous batch, claim 100 lines, fsync.
+// BenchmarkCycle measures locked passes as a spider runs them, at 10^5
+// and 10^6 lines: "merge" appends 1,000 found links (half already
+// listed), "claim" claims 100 lines, "cycle" does both and records the
+// 100 results of the previous pass. Each includes its fsyncs.
 func BenchmarkCycle(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "bench.list")
-			writeBenchList(b, path, n)
-			l, err := Open(path, Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			fi, _ := os.Stat(path)
-			b.SetBytes(fi.Size())
-			var prev []Entry
-			next := n
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				c := &Cycle{Spider: "bench", Now: time.Now(), Pick: oldestPicker{100}}
-				for j := 0; j < 1000; j++ {
-					if j%2 == 0 {
-						c.Add = append(c.Add, Add{URL: benchURL(j * 97 % n), Level: 3})
-					} else {
-						c.Add = append(c.Add, Add{URL: benchURL(next), Level: 3})
-						next++
-					}
-				}
-				for _, e := range prev {
-					c.Results = append(c.Results, Result{URL: e.URL, State: Downloaded, File: "ru.wikipedia.org/x.html", Modified: c.Now})
-				}
-				if err := l.Run(context.Background(), c); err != nil {
+		for _, mode := range []string{"merge", "claim", "cycle"} {
+			b.Run(fmt.Sprintf("%s/lines=%d", mode, n), func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "bench.list")
+				writeBenchList(b, path, n)
+				l, err := Open(path, Options{})
+				if err != nil {
 					b.Fatal(err)
 				}
-				if c.Stats.Rewrote {
-					b.Fatal("pass rewrote the file")
+				fi, _ := os.Stat(path)
+				b.SetBytes(fi.Size())
+				var prev []Entry
+				next := n
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					c := &Cycle{Spider: "bench", Now: time.Now()}
+					if mode != "merge" {
+						c.Pick = oldestPicker{100}
+					}
+					if mode != "claim" {
+						for j := 0; j < 1000; j++ {
+							if j%2 == 0 {
+								c.Add = append(c.Add, Add{URL: benchURL(j * 97 % n), Level: 3})
+							} else {
+								c.Add = append(c.Add, Add{URL: benchURL(next), Level: 3})
+								next++
+							}
+						}
+					}
+					if mode == "cycle" {
+						for _, e := range prev {
+							c.Results = append(c.Results, Result{URL: e.URL, State: Downloaded, File: "ru.wikipedia.org/x.html", Modified: c.Now})
+						}
+					}
+					if err := l.Run(context.Background(), c); err != nil {
+						b.Fatal(err)
+					}
+					if c.Stats.Rewrote {
+						b.Fatal("pass rewrote the file")
+					}
+					prev = c.Claimed
 				}
-				prev = c.Claimed
-			}
-		})
+			})
+		}
 	}
 }
 
