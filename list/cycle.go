@@ -130,6 +130,7 @@ func (l *List) Run(ctx context.Context, c *Cycle) error {
 	if err := l.create(); err != nil {
 		return err
 	}
+	l.removeTemps()
 	if err := l.pass(c); err != nil {
 		return err
 	}
@@ -137,7 +138,8 @@ func (l *List) Run(ctx context.Context, c *Cycle) error {
 		return nil
 	}
 	c.Stats.HeldSec = time.Since(t1).Seconds()
-	st := &SpiderStatus{Spider: c.Spider, PID: os.Getpid(), Started: c.Started.UTC(), Heartbeat: c.Now.UTC(), LastCycle: c.Stats, Extra: c.Extra}
+	st := &SpiderStatus{Spider: c.Spider, PID: os.Getpid(), Started: c.Started.UTC(), Heartbeat: c.Now.UTC(),
+		LeaseSec: c.Lease.Seconds(), LastCycle: c.Stats, Extra: c.Extra}
 	if err := writeStatus(l.path, st); err != nil {
 		return fmt.Errorf("list: publish status: %w", err)
 	}
@@ -352,9 +354,14 @@ func (l *List) ownerValid(c *Cycle, cache *ownerCache, id string) (bool, error) 
 			return false, fmt.Errorf("list: probe spider %s: %w", id, err)
 		}
 		valid = live
-		if live && c.Lease > 0 {
-			st, err := readStatus(l.path, id)
-			if err == nil && c.Now.Sub(st.Heartbeat) > c.Lease {
+		if st, err := readStatus(l.path, id); live && err == nil {
+			// The claimant's own lease decides: it is the one the
+			// claimant checks before it writes what it fetched.
+			lease := time.Duration(st.LeaseSec * float64(time.Second))
+			if lease <= 0 {
+				lease = c.Lease
+			}
+			if lease > 0 && c.Now.Sub(st.Heartbeat) > lease {
 				valid = false // alive but stalled past its lease
 			}
 		}

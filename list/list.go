@@ -229,6 +229,20 @@ func (l *List) create() error {
 	})
 }
 
+// removeTemps removes temporary files that a writer killed mid-write left
+// beside the list (a rewrite's LIST.tmp-*, a status's .json.tmp-*). Every
+// such file is written under the list's lock, which the caller holds, so
+// none of them is being written now.
+func (l *List) removeTemps() {
+	for _, pat := range []string{l.path + ".tmp-*", l.path + ".spider-*.json.tmp-*"} {
+		if m, err := filepath.Glob(pat); err == nil {
+			for _, f := range m {
+				os.Remove(f)
+			}
+		}
+	}
+}
+
 // writeAtomic writes a new file at path through a temporary file in the same
 // directory: write, fsync, close, rename, fsync the directory.
 func writeAtomic(path string, write func(*os.File) error) error {

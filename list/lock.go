@@ -101,6 +101,7 @@ type SpiderStatus struct {
 	PID       int             `json:"pid"`
 	Started   time.Time       `json:"started"`
 	Heartbeat time.Time       `json:"heartbeat"`
+	LeaseSec  float64         `json:"lease_s"` // its claims are taken back once its heartbeat is this old
 	Running   bool            `json:"running"` // set by ReadStatuses from the spider lock, not stored
 	LastCycle CycleStats      `json:"last_cycle"`
 	Extra     json.RawMessage `json:"extra,omitempty"` // the caller's own fields (profile, totals)
@@ -141,6 +142,24 @@ func readStatus(path, id string) (*SpiderStatus, error) {
 		return nil, fmt.Errorf("list: status of spider %s: %w", id, err)
 	}
 	return &st, nil
+}
+
+// Beat refreshes the heartbeat of spider id without a pass: under the
+// list's lock, it rewrites only the spider's status with Heartbeat = now.
+// A spider whose fetches are slow beats between passes so that it keeps
+// its claims for as long as it works on them.
+func (l *List) Beat(ctx context.Context, id string, now time.Time) error {
+	unlock, err := l.lockList(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := readStatus(l.path, id)
+	if err != nil {
+		return fmt.Errorf("list: beat: %w", err)
+	}
+	st.PID, st.Heartbeat = os.Getpid(), now.UTC()
+	return writeStatus(l.path, st)
 }
 
 // ReadStatuses returns the published status of every spider that ever ran

@@ -29,7 +29,9 @@ import (
 // mirror's copies may go back to what it fetched before the pause.
 //
 // SPIDER_PAUSED_LEASE sets the paused spider's own --lease (default: the
-// same 10s as the other spider's).
+// same 10s as the other spider's). The claimant's own lease is the one
+// that counts: it publishes it with its heartbeat, and it is the one the
+// claimant checks before writing what it fetched.
 func TestPausedClaimantLosesClaims(t *testing.T) {
 	const (
 		lease   = 10 * time.Second // the least --lease accepts
@@ -52,7 +54,13 @@ func TestPausedClaimantLosesClaims(t *testing.T) {
 	common := []string{"--start", base + "/", "--delay", "0", "--concurrency", "2", "--lease", lease.String(), "-v"}
 
 	pausedArgs := append([]string{"--profile", "slow", "--spider-id", "paused", "--batch", "20"}, common...)
+	claimLease := lease // the lease that decides when the paused spider's claims go
 	if l := os.Getenv("SPIDER_PAUSED_LEASE"); l != "" {
+		d, err := time.ParseDuration(l)
+		if err != nil {
+			t.Fatalf("SPIDER_PAUSED_LEASE: %v", err)
+		}
+		claimLease = d
 		pausedArgs = append(pausedArgs, "--lease", l) // the last --lease wins
 		t.Logf("the paused spider runs with --lease %s, the other with %v", l, lease)
 	}
@@ -110,7 +118,7 @@ func TestPausedClaimantLosesClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expiry := hb.Heartbeat.Add(lease)
+	expiry := hb.Heartbeat.Add(claimLease)
 	t.Logf("paused with %d claims (%d pauses retried: it held the list lock); heartbeat %v before the pause, lease ends in %v",
 		len(held), retries, stoppedAt.Sub(hb.Heartbeat).Round(time.Millisecond), time.Until(expiry).Round(time.Millisecond))
 
@@ -155,7 +163,7 @@ func TestPausedClaimantLosesClaims(t *testing.T) {
 
 	// Once the heartbeat is older than the lease, the other spider takes
 	// the claims back, fetches the pages and records them.
-	eventually(t, lease+30*time.Second, "the other spider recording every page the paused spider held", func() bool {
+	eventually(t, claimLease+30*time.Second, "the other spider recording every page the paused spider held", func() bool {
 		es := readList(t, listPath)
 		for u := range held {
 			if e := entryOf(es, u); e.Spider != "" || e.State != list.Downloaded {

@@ -139,7 +139,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger) error {
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
 	sum, err := eng.Run(ctx)
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "archived", sum.Archived,
-		"errors", sum.Errors, "added", sum.Added, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
+		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
 	if err != nil {
 		return listErr(err)

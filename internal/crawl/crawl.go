@@ -74,10 +74,13 @@ type Engine struct {
 	polite  *politeness
 	retry   *backoff
 	started time.Time
-	// lastPass is when the last pass succeeded (unix ns). A spider whose
-	// last pass is older than the lease may have lost its claims (it was
-	// stopped, say): it must not write what it fetched over newer copies.
-	lastPass atomic.Int64
+	// lastBeat is when this spider last published its heartbeat (unix ns),
+	// by a pass or by the heartbeat ticker; epoch counts the gaps between
+	// two beats longer than half the lease: a spider that was stopped (or
+	// starved) that long may have lost the claims it held then to another
+	// spider, so a claim taken in an older epoch is void. See voided.
+	lastBeat atomic.Int64
+	epoch    atomic.Int64
 
 	mu      sync.Mutex // guards the fields below
 	results []list.Result
@@ -131,18 +134,20 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // other claim to the pool. A cancelled ctx is a normal stop, not an error.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
-	work := make(chan list.Entry, max(e.cfg.Profile.Batch, 1))
+	work := make(chan job, max(e.cfg.Profile.Batch, 1))
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()
 	var wg sync.WaitGroup
 	for range e.cfg.Concurrency {
 		wg.Go(func() {
-			for en := range work {
-				e.process(fetchCtx, ctx, en)
+			for j := range work {
+				e.process(fetchCtx, ctx, j)
 			}
 		})
 	}
 
+	stopBeats := e.heartbeats(ctx)
+	defer stopBeats()
 	inflight := map[string]bool{}
 	var runErr error
 	first := true
@@ -158,14 +163,15 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			break
 		}
 		first = false
-		e.lastPass.Store(c.Now.UnixNano())
+		e.beat(c.Now)
 		e.account(c)
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
+		epoch := e.epoch.Load()
 		for _, en := range c.Claimed {
 			inflight[en.URL] = true
-			work <- en // never blocks: in flight ≤ batch = cap(work)
+			work <- job{en, epoch} // never blocks: in flight ≤ batch = cap(work)
 		}
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
@@ -230,6 +236,65 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
 	return e.sum, runErr
+}
+
+// job is a claimed line and the epoch of the pass that claimed it.
+type job struct {
+	en    list.Entry
+	epoch int64
+}
+
+// beat records a heartbeat published at now. A gap of more than half the
+// lease since the last one starts a new epoch: the spider was stopped or
+// starved long enough that its older claims may have been taken back.
+func (e *Engine) beat(now time.Time) {
+	last := e.lastBeat.Load()
+	if e.cfg.Lease > 0 && last != 0 && now.Sub(time.Unix(0, last)) > e.cfg.Lease/2 {
+		e.epoch.Add(1)
+		e.log.Warn("no heartbeat for more than half the lease (was this spider stopped?): results of older claims are dropped",
+			"gap", now.Sub(time.Unix(0, last)).Round(time.Millisecond))
+	}
+	e.lastBeat.Store(now.UnixNano())
+}
+
+// voided reports whether a claim of the given epoch may have been taken
+// back, so what was fetched for it must not be written: its epoch is over,
+// or the spider has not published a heartbeat for half the lease (it may
+// have just woken up and not noticed yet).
+func (e *Engine) voided(epoch int64, now time.Time) bool {
+	if e.cfg.Lease <= 0 {
+		return false
+	}
+	return epoch != e.epoch.Load() || now.Sub(time.Unix(0, e.lastBeat.Load())) > e.cfg.Lease/2
+}
+
+// heartbeats publishes a heartbeat every quarter lease between passes, so a
+// spider whose fetches are slow keeps its claims while it works on them.
+func (e *Engine) heartbeats(ctx context.Context) (stop func()) {
+	if e.cfg.Lease <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(e.cfg.Lease / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				now := e.cfg.Now()
+				if err := e.list.Beat(ctx, e.cfg.Spider, now); err != nil {
+					e.log.Debug("heartbeat not published", "err", err)
+					continue
+				}
+				e.beat(now)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // cycle builds the next pass from what the workers produced.

@@ -187,24 +187,38 @@ func TestRedirectTargetJoinsList(t *testing.T) {
 	}
 }
 
-// A spider that has not managed a pass for longer than its lease (it was
+// A spider that has not published a heartbeat for half its lease (it was
 // stopped, say) may have lost its claims: it must not write what it
-// fetched, which may be older than another spider's newer copy.
+// fetched, which may be older than another spider's newer copy. Nor may it
+// once it has noticed the gap: claims from before it are void.
 func TestStalledSpiderDoesNotWrite(t *testing.T) {
 	v := newEnv(t)
-	v.site.set("/", 200, "fresh from the other spider")
 	e := New(Config{Spider: "slow", Profile: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1},
 		Lease: time.Minute, Now: func() time.Time { return v.clock }}, v.list, v.m, fetch.New(fetch.Options{Timeout: 5 * time.Second, MaxBody: 1 << 20}))
-	e.lastPass.Store(v.clock.Add(-2 * time.Minute).UnixNano())
-	res, adds := e.store(list.Entry{URL: v.base + "/", Level: 0}, &fetch.Response{URL: v.base + "/", Status: 200, MediaType: "text/html", Body: []byte("old")}, v.clock)
-	if res.State != 0 || adds != nil {
+	page := func(body string) *fetch.Response {
+		return &fetch.Response{URL: v.base + "/", Status: 200, MediaType: "text/html", Body: []byte(body)}
+	}
+	en := list.Entry{URL: v.base + "/", Level: 0}
+	e.beat(v.clock.Add(-2 * time.Minute))
+	old := e.epoch.Load()
+	if res, adds := e.store(job{en, old}, page("old"), v.clock); res.State != 0 || adds != nil {
 		t.Errorf("stalled spider recorded %+v, %v", res, adds)
 	}
 	if _, err := v.m.Stat("127.0.0.1"); err == nil {
 		t.Error("stalled spider wrote into the mirror")
 	}
-	e.lastPass.Store(v.clock.UnixNano())
-	if res, _ := e.store(list.Entry{URL: v.base + "/", Level: 0}, &fetch.Response{URL: v.base + "/", Status: 200, MediaType: "text/html", Body: []byte("new")}, v.clock); res.State != list.Downloaded {
-		t.Errorf("live spider: %+v", res)
+	e.beat(v.clock) // it wakes up and beats: the gap starts a new epoch
+	if e.epoch.Load() == old {
+		t.Fatal("a gap longer than half the lease did not start a new epoch")
+	}
+	if res, _ := e.store(job{en, old}, page("old"), v.clock); res.State != 0 {
+		t.Errorf("claim from before the gap recorded %+v", res)
+	}
+	if res, _ := e.store(job{en, e.epoch.Load()}, page("new"), v.clock); res.State != list.Downloaded {
+		t.Errorf("fresh claim: %+v", res)
+	}
+	e.beat(v.clock.Add(20 * time.Second)) // a normal gap keeps the epoch
+	if res, _ := e.store(job{en, e.epoch.Load()}, page("new"), v.clock.Add(20*time.Second)); res.State != list.Downloaded {
+		t.Errorf("after a normal beat: %+v", res)
 	}
 }

@@ -15,7 +15,8 @@ import (
 
 // process fetches one claimed line and queues its result and links. A
 // stopping spider (runCtx done) hands unstarted lines back unfetched.
-func (e *Engine) process(ctx, runCtx context.Context, en list.Entry) {
+func (e *Engine) process(ctx, runCtx context.Context, j job) {
+	en := j.en
 	res := list.Result{URL: en.URL} // State 0: returned unfetched
 	var adds []list.Add
 	defer func() { e.finish(res, adds) }()
@@ -29,7 +30,7 @@ func (e *Engine) process(ctx, runCtx context.Context, en list.Entry) {
 	now := e.cfg.Now()
 	switch {
 	case err == nil:
-		res, adds = e.store(en, resp, now)
+		res, adds = e.store(j, resp, now)
 	case fetch.Gone(err):
 		// The copy is kept; the line says the page is gone and since when
 		// it was last seen gone, so it is checked again a window later.
@@ -47,7 +48,8 @@ func (e *Engine) process(ctx, runCtx context.Context, en list.Entry) {
 }
 
 // store writes a fetched page into the mirror and extracts its links.
-func (e *Engine) store(en list.Entry, resp *fetch.Response, now time.Time) (list.Result, []list.Add) {
+func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result, []list.Add) {
+	en := j.en
 	res := list.Result{URL: en.URL}
 	var adds []list.Add
 	// A redirect's target is a page of its own; the redirecting URL keeps a
@@ -57,11 +59,10 @@ func (e *Engine) store(en list.Entry, resp *fetch.Response, now time.Time) (list
 			adds = append(adds, list.Add{URL: u, Level: en.Level})
 		}
 	}
-	if e.cfg.Lease > 0 && now.Sub(time.Unix(0, e.lastPass.Load())) > e.cfg.Lease {
-		// Our claims may have been taken back and the page fetched again
-		// by another spider since; this copy may be older. Hand it back.
-		e.count(func(s *Summary) { s.Dropped++ })
-		e.log.Warn("result dropped: no pass for longer than the lease (was this spider stopped?)", "url", en.URL)
+	if e.voided(j.epoch, now) {
+		// The claim may have been taken back and the page fetched again by
+		// another spider since; this copy may be older. Hand the line back.
+		e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", en.URL)
 		return res, nil
 	}
 	file, err := mirror.Path(en.URL, resp.MediaType)
