@@ -75,22 +75,31 @@
 //     rewrite's rename). It is held for one pass: read, decide, write,
 //     fsync. It is never held while fetching.
 //   - Every running spider holds an flock on LIST.spider-ID.lock for its
-//     whole life; a second process with the same id gets ErrRunning. After
-//     each pass it publishes LIST.spider-ID.json (SpiderStatus) with a
-//     heartbeat: the time of the pass.
+//     whole life; a second process with the same id gets ErrRunning. It
+//     publishes LIST.spider-ID.json (SpiderStatus) with a heartbeat and
+//     its lease: after each pass, and between passes with Beat (the
+//     crawl beats every quarter lease, so slow fetches keep their claims).
 //   - A claim belongs to a live spider while that spider's lock is held and
-//     its heartbeat is younger than the lease (Cycle.Lease). Every pass of
+//     its heartbeat is younger than its own published lease. Every pass of
 //     every spider checks the owners of the claims it reads and takes back
 //     the claims of any owner that is dead (lock free: killed, crashed,
-//     machine rebooted) or stalled (heartbeat older than the lease: stopped
-//     with SIGSTOP, swapped out, hung). So a claim left behind returns to
-//     the pool at the next pass of any live spider, and a restarted spider
-//     takes back its own previous claims in its first pass (as crawler4j
-//     re-queues its in-process URLs at start).
+//     machine rebooted) or stalled (heartbeat older than its lease:
+//     stopped with SIGSTOP, swapped out, hung). So a claim left behind
+//     returns to the pool at the next pass of any live spider, and a
+//     restarted spider takes back its own previous claims in its first
+//     pass (as crawler4j re-queues its in-process URLs at start).
 //   - Results are recorded only on lines the recording spider still holds.
 //     A spider whose claims were taken back while it was stalled finds the
 //     line unclaimed or claimed by another and drops its result (counted as
-//     dropped), so it can never overwrite a newer result.
+//     dropped), so it can never overwrite a newer result. The same rule
+//     keeps it from overwriting newer copies in the mirror: a spider that
+//     sees a gap of more than half its lease between its own heartbeats
+//     treats every claim from before the gap as lost, and writes nothing
+//     it fetched for them (internal/crawl).
+//   - Known limit: a spider stopped (SIGSTOP) in the middle of a pass holds
+//     the list's lock, and every other spider waits for it: flock(2) has no
+//     timeout, and breaking a live lock would be worse. A killed one frees
+//     it at once.
 //   - Readers (spider status) take the same lock for one read pass.
 //
 // # Write ordering
