@@ -1,12 +1,10 @@
 package list
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 	"unsafe"
@@ -20,27 +18,11 @@ const readBuf = 256 << 10
 // and blank lines included), without the newline. It returns the offset
 // just past the last complete line and the length of a torn tail.
 func scanLines(f *os.File, path string, fn func(off int64, no int, line []byte) error) (end, torn int64, err error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, err
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, fmt.Errorf("list: %w", err)
 	}
-	r := bufio.NewReaderSize(f, readBuf)
-	var off int64
-	for no := 1; ; no++ {
-		line, err := r.ReadSlice('\n')
-		switch {
-		case err == nil:
-			if ferr := fn(off, no, line[:len(line)-1]); ferr != nil {
-				return off, 0, ferr
-			}
-			off += int64(len(line))
-		case errors.Is(err, io.EOF):
-			return off, int64(len(line)), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			return off, 0, &ParseError{Path: path, Line: no, Err: fmt.Errorf("%w: longer than %d bytes", errFormat, r.Size())}
-		default:
-			return off, 0, fmt.Errorf("list: read %s: %w", path, err)
-		}
-	}
+	return sectionLines(f, path, section{0, fi.Size()}, fn)
 }
 
 // checkHeader validates line 1.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
 )
 
 // Duration is a time.Duration written in Go syntax ("90s", "1h30m") in TOML.
@@ -109,4 +110,21 @@ func validProfileName(s string) bool {
 		}
 	}
 	return s[0] != '-' && s[0] != '.'
+}
+
+// listPathOf returns the list a subcommand works on: --list if given, else
+// the config file's list, else spider.list.
+func listPathOf(fs *pflag.FlagSet, config, listFlag string) (string, error) {
+	path := "spider.list"
+	if config != "" {
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			return "", err
+		}
+		setStr(&path, cfg.List)
+	}
+	if fs.Changed("list") {
+		path = listFlag
+	}
+	return path, nil
 }

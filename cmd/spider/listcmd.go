@@ -48,16 +48,9 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return usageErr{errors.New("spider list needs a command: import or export"), ""}
 	}
-	path := "spider.list"
-	if *config != "" {
-		cfg, err := LoadConfig(*config)
-		if err != nil {
-			return err
-		}
-		setStr(&path, cfg.List)
-	}
-	if fs.Changed("list") {
-		path = *listPath
+	path, err := listPathOf(fs, *config, *listPath)
+	if err != nil {
+		return err
 	}
 	switch cmd := fs.Arg(0); {
 	case cmd == "import" && fs.NArg() == 2:

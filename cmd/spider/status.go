@@ -52,16 +52,9 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErr{fmt.Errorf("status takes no arguments, got %q", fs.Arg(0)), ""}
 	}
-	path := "spider.list"
-	if *config != "" {
-		cfg, err := LoadConfig(*config)
-		if err != nil {
-			return err
-		}
-		setStr(&path, cfg.List)
-	}
-	if fs.Changed("list") {
-		path = *listPath
+	path, err := listPathOf(fs, *config, *listPath)
+	if err != nil {
+		return err
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return hintErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
