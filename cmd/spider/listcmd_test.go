@@ -38,3 +38,24 @@ func TestListImportExport(t *testing.T) {
 		}
 	}
 }
+
+func TestSeed(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, dir, "seed", "http://Example.com:80/", "https://example.org/a#x")
+	if code != 0 || !strings.Contains(stderr, "seeded 2 new of 2 URLs") {
+		t.Fatalf("seed: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "seed", "http://example.com/")
+	if code != 0 || !strings.Contains(stderr, "seeded 0 new of 1 URLs") {
+		t.Errorf("seed again: exit %d, %s", code, stderr)
+	}
+	code, out, _ := runCLI(t, dir, "list", "export", "--full")
+	if code != 0 || strings.Count(out, " 0 found ") != 2 || !strings.Contains(out, "https://example.org/a\n") {
+		t.Errorf("after seeding:\n%s", out)
+	}
+	for _, args := range [][]string{{"seed"}, {"seed", "mailto:a@b"}} {
+		if code, _, _ := runCLI(t, dir, args...); code != 2 {
+			t.Errorf("spider %v: exit %d, want 2", args, code)
+		}
+	}
+}

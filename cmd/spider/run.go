@@ -23,6 +23,7 @@ const usageHead = `spider keeps a browsable on-disk mirror of a living web site 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
   spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
+  spider seed [--list PATH] URL...                      add start URLs while spiders run
   spider list import [--level N] FILE|-                 add URLs (a sitemap dump, say)
   spider list export [--full]                           the list's URLs, or whole lines
 
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runStatus(ctx, args[1:], stdout)
 		case "list":
 			return runList(ctx, args[1:], os.Stdin, stdout, stderr)
+		case "seed":
+			return runSeed(ctx, args[1:], stdout, stderr)
 		}
 	}
 	f := newRunFlags()
@@ -68,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "spider", versionString())
 		return err
 	case f.fs.NArg() > 0:
-		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, list; or run a spider with --profile"}
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, seed, list; or run a spider with --profile"}
 	}
 	cfg := &Config{}
 	if f.config != "" {

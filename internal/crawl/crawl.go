@@ -37,7 +37,7 @@ type Config struct {
 	Spider      string        // spider_id in the list
 	Profile     claim.Profile // what and when to claim
 	Starts      []string      // canonical start URLs, added at level 0
-	Hosts       []string      // host[:port]s in scope; empty = the start URLs' hosts
+	Hosts       []string      // host[:port]s in scope; empty = the start URLs' hosts. The host of any level-0 line claimed later (spider seed) joins.
 	Concurrency int           // fetches at once
 	Delay       time.Duration // minimum time between two requests to one host
 	Lease       time.Duration // claims of a spider silent this long are taken back
@@ -70,6 +70,7 @@ type Engine struct {
 	mirror  *mirror.Mirror
 	fetch   *fetch.Client
 	log     *slog.Logger
+	scopeMu sync.RWMutex
 	scope   map[string]bool
 	polite  *politeness
 	retry   *backoff
@@ -170,6 +171,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		}
 		epoch := e.epoch.Load()
 		for _, en := range c.Claimed {
+			if en.Level == 0 {
+				e.widenScope(en.URL) // a start URL seeded while running
+			}
 			inflight[en.URL] = true
 			work <- job{en, epoch} // never blocks: in flight ≤ batch = cap(work)
 		}

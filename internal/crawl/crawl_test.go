@@ -222,3 +222,22 @@ func TestStalledSpiderDoesNotWrite(t *testing.T) {
 		t.Errorf("after a normal beat: %+v", res)
 	}
 }
+
+// A start URL seeded on another host while the spider runs (spider seed)
+// has its links followed too: level-0 lines define the scope.
+func TestSeededHostJoinsScope(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, "site A")
+	other := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
+	other.set("/", 200, `<a href="/b-page">b</a>`)
+	other.set("/b-page", 200, "page of B")
+	srvB := httptest.NewServer(other)
+	defer srvB.Close()
+	if _, err := v.list.Add(context.Background(), []list.Add{{URL: srvB.URL + "/", Level: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	v.crawl(t, time.Hour) // starts and scope: site A only
+	if e := v.line(t, srvB.URL+"/b-page"); e.State != list.Downloaded {
+		t.Errorf("link on the seeded host not followed: %+v", e)
+	}
+}

@@ -105,7 +105,22 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 
 func isHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
 
-func (e *Engine) inScope(u string) bool { return e.scope[hostOf(u)] }
+func (e *Engine) inScope(u string) bool {
+	e.scopeMu.RLock()
+	defer e.scopeMu.RUnlock()
+	return e.scope[hostOf(u)]
+}
+
+// widenScope follows links on the host of a level-0 line from now on.
+func (e *Engine) widenScope(u string) {
+	h := hostOf(u)
+	e.scopeMu.Lock()
+	defer e.scopeMu.Unlock()
+	if !e.scope[h] {
+		e.scope[h] = true
+		e.log.Info("following links on a new start host", "host", h)
+	}
+}
 
 func hostOf(u string) string { return urlkey.Host(u) }
 
