@@ -45,6 +45,7 @@ type Settings struct {
 type runFlags struct {
 	fs                                        *pflag.FlagSet
 	profile, config, list, mirror, spiderID   string
+	logFormat                                 string
 	starts                                    []string
 	window, stale, delay, forDur, lease       time.Duration
 	maxLevel, batch, concurrency, cycles, vrb int
@@ -72,6 +73,7 @@ func newRunFlags() *runFlags {
 	fs.IntVar(&f.cycles, "cycles", 0, "stop after this many passes over the list")
 	fs.BoolVar(&f.untilIdle, "until-idle", false, "stop once nothing is due for this profile and nothing is in flight")
 	fs.CountVarP(&f.vrb, "verbose", "v", "say more (-v info, -vv debug)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log lines as text or json")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print errors only")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&f.help, "help", "h", false, "print this help and exit")

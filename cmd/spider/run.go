@@ -84,7 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, f.vrb, f.quiet)
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return usageErr{fmt.Errorf("invalid --log-format %q, must be one of (text|json)", f.logFormat), ""}
+	}
+	log := newLogger(stderr, f.vrb, f.quiet, f.logFormat)
 	return runSpider(ctx, s, log)
 }
 
@@ -191,7 +194,7 @@ func rate(n int, secs float64) float64 {
 	return float64(int(float64(n)/secs*10)) / 10
 }
 
-func newLogger(w io.Writer, verbose int, quiet bool) *slog.Logger {
+func newLogger(w io.Writer, verbose int, quiet bool, format string) *slog.Logger {
 	level := slog.LevelWarn
 	switch {
 	case quiet:
@@ -201,7 +204,11 @@ func newLogger(w io.Writer, verbose int, quiet bool) *slog.Logger {
 	case verbose >= 2:
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 func printUsage(w io.Writer, fs *pflag.FlagSet) error {
