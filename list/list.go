@@ -138,13 +138,13 @@
 //
 // Measured on the project's 2-core machine with scripts/bench-list: a
 // generated ru.wikipedia-like list of 5,000,000 lines (percent-encoded
-// Cyrillic titles, 163 bytes a line, 787 MB) in the page cache, passes
+// Cyrillic titles, 163 bytes a line, 789 MB) in the page cache, passes
 // that append 1,000 links (half already listed), record 1,000 results and
 // claim 1,000 lines:
 //
-//	cat LIST >/dev/null                           0.095 s
-//	a pass, in place (this package)               0.87-0.94 s lock held, median 0.91 s:
-//	                                              scan 0.87 s, journal + writes + 2 fsyncs 0.004 s
+//	cat LIST >/dev/null                           0.10 s
+//	a pass, in place (this package)               0.74-0.80 s lock held (median of 5 passes, 3 runs):
+//	                                              scan 0.76 s, journal + writes + 2 fsyncs 0.005 s
 //	the same pass rewriting the file (Compact)    3.2-4.7 s: scan 0.6-0.8 s, write + fsync + rename 2.4-3.7 s
 //	peak RSS of the process                       10 MB
 //
