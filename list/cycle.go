@@ -115,6 +115,11 @@ func (l *List) Run(ctx context.Context, c *Cycle) error {
 	if c.Now.IsZero() {
 		c.Now = time.Now()
 	}
+	for _, a := range c.Add {
+		if a.Level < 0 || a.Level > MaxLevel {
+			return fmt.Errorf("list: level %d of %s is outside 0..%d", a.Level, a.URL, MaxLevel)
+		}
+	}
 	c.Claimed, c.Stats = nil, CycleStats{At: c.Now.UTC()}
 	t0 := time.Now()
 	unlock, err := l.lockList(ctx)

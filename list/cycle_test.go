@@ -296,3 +296,57 @@ func TestDamagedTail(t *testing.T) {
 		}
 	}
 }
+
+// A chunked read sees exactly what one read pass sees, and notices a
+// rewrite between its chunks.
+func TestScanChunk(t *testing.T) {
+	l := newList(t)
+	var adds []Add
+	for i := 0; i < 300; i++ {
+		adds = append(adds, Add{URL: fmt.Sprintf("http://a/%d", i), Level: i % 3})
+	}
+	run(t, l, &Cycle{Spider: "a", Add: adds})
+	want := entries(t, l)
+	for _, size := range []int{1, 100, 1000, 1 << 20} {
+		var got []Entry
+		for off := int64(0); ; {
+			next, err := l.ScanChunk(context.Background(), off, size, func(e *Entry) error {
+				got = append(got, e.Clone())
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("chunk %d at %d: %v", size, off, err)
+			}
+			if next == off {
+				break
+			}
+			off = next
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("chunks of %d bytes: %d entries, want %d", size, len(got), len(want))
+		}
+	}
+	next, err := l.ScanChunk(context.Background(), 0, 1000, func(*Entry) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.ScanChunk(context.Background(), next, 1000, func(*Entry) error { return nil }); !errors.Is(err, ErrReplaced) {
+		t.Errorf("after a rewrite: %v, want ErrReplaced", err)
+	}
+}
+
+func TestAddRejectsLevelOutOfRange(t *testing.T) {
+	l := newList(t)
+	if _, err := l.Add(context.Background(), []Add{{URL: "http://a/", Level: MaxLevel + 1}}); err == nil {
+		t.Error("a level beyond MaxLevel was accepted")
+	}
+	if _, err := l.Add(context.Background(), []Add{{URL: "http://a/", Level: MaxLevel}}); err != nil {
+		t.Errorf("MaxLevel: %v", err)
+	}
+	if es := entries(t, l); len(es) != 1 || es[0].Level != MaxLevel {
+		t.Errorf("entries %+v", es)
+	}
+}

@@ -59,6 +59,9 @@ type Entry struct {
 	URL      string    // canonical URL (internal/urlkey)
 }
 
+// MaxLevel is the deepest level a line may have (7 digits).
+const MaxLevel = 9_999_999
+
 // Field widths of the fixed part of a line. SpiderWidth also caps spider ids.
 const (
 	SpiderWidth = 12

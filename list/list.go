@@ -194,6 +194,8 @@ type List struct {
 	reserve func(url string) int
 	flock   *flock.Flock
 	mu      sync.Mutex // the flock does not exclude goroutines of one process
+
+	chunkFile os.FileInfo // the file a chunked read (ScanChunk) started on
 }
 
 // Options configure a List.

@@ -99,17 +99,8 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 		return fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
-	if fi, err := os.Stat(journalPath(l.path)); err == nil && fi.Size() > 0 {
-		// A pass died mid-write: finish it before reading.
-		rw, err := os.OpenFile(l.path, os.O_RDWR, 0)
-		if err != nil {
-			return fmt.Errorf("list: replay journal: %w", err)
-		}
-		_, err = replayJournal(l.path, rw)
-		rw.Close()
-		if err != nil {
-			return fmt.Errorf("list: replay journal: %w", err)
-		}
+	if err := l.replayPending(); err != nil {
+		return err
 	}
 	var e Entry // reused: fn must not keep it (see above)
 	_, _, _, err = forEntries(f, l.path, func(_ int64, v *view) error {
@@ -117,4 +108,97 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 		return fn(&e)
 	})
 	return err
+}
+
+// ErrReplaced reports that the list file was replaced (rewritten by a
+// pass whose update did not fit, or by Compact) between two chunks of a
+// chunked read: offsets from before do not describe it.
+var ErrReplaced = errors.New("list: the list was rewritten during the read; run it again")
+
+// ScanChunk reads the complete lines that start at offset off and end
+// within max bytes of it (at least one line), under the lock, and calls fn
+// for each entry, in order; it returns the offset to continue from, equal
+// to off at the end of the list. Lines never move while the list is
+// updated in place, so a reader can take the list in chunks and release
+// the lock in between; if the file was replaced meanwhile, it returns
+// ErrReplaced. The *Entry is valid only during the call. One chunked read
+// at a time per List.
+func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Entry) error) (int64, error) {
+	unlock, err := l.lockList(ctx)
+	if err != nil {
+		return off, err
+	}
+	defer unlock()
+	f, err := os.Open(l.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return off, nil
+	}
+	if err != nil {
+		return off, fmt.Errorf("list: %w", err)
+	}
+	defer f.Close()
+	if err := l.replayPending(); err != nil {
+		return off, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return off, fmt.Errorf("list: %w", err)
+	}
+	if off == 0 {
+		l.chunkFile = fi
+	} else if l.chunkFile == nil || !os.SameFile(l.chunkFile, fi) {
+		return off, ErrReplaced
+	}
+	stop := min(fi.Size(), off+int64(max))
+	var v view
+	var e Entry
+	next := off
+	_, _, err = sectionLines(f, l.path, section{off, fi.Size()}, func(o int64, no int, line []byte) error {
+		if o > off && o+int64(len(line)) >= stop {
+			return errChunkFull
+		}
+		next = o + int64(len(line)) + 1
+		if o == 0 {
+			return checkHeader(l.path, line)
+		}
+		if len(line) == 0 || line[0] == '#' {
+			return nil
+		}
+		if err := parseLine(line, &v); err != nil {
+			return &ParseError{Path: l.path, Line: no, Err: err} // made absolute below
+		}
+		e = v.alias()
+		return fn(&e)
+	})
+	var pe *ParseError
+	if errors.As(err, &pe) && off > 0 {
+		before, cerr := countLines(f, off)
+		if cerr != nil {
+			return off, cerr
+		}
+		pe.Line += before
+	}
+	if err != nil && !errors.Is(err, errChunkFull) {
+		return off, err
+	}
+	return next, nil
+}
+
+var errChunkFull = errors.New("chunk full")
+
+// replayPending finishes a pass that died mid-write (its journal is
+// complete) before a reader reads. Called under the lock.
+func (l *List) replayPending() error {
+	if fi, err := os.Stat(journalPath(l.path)); err != nil || fi.Size() == 0 {
+		return nil
+	}
+	rw, err := os.OpenFile(l.path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("list: replay journal: %w", err)
+	}
+	defer rw.Close()
+	if _, err := replayJournal(l.path, rw); err != nil {
+		return fmt.Errorf("list: replay journal: %w", err)
+	}
+	return nil
 }

@@ -54,8 +54,8 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	switch cmd := fs.Arg(0); {
 	case cmd == "import" && fs.NArg() == 2:
-		if *level < 0 {
-			return usageErr{fmt.Errorf("--level must not be negative, got %d", *level), ""}
+		if *level < 0 || *level > list.MaxLevel {
+			return usageErr{fmt.Errorf("--level must be 0 to %d, got %d", list.MaxLevel, *level), ""}
 		}
 		return importURLs(ctx, path, fs.Arg(1), *level, stdin, stderr)
 	case cmd == "import":
@@ -93,6 +93,9 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 	)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
 		n, err := l.Add(ctx, chunk)
 		added += n
 		chunk = chunk[:0]
@@ -183,21 +186,31 @@ func exportList(ctx context.Context, path string, full bool, stdout io.Writer) e
 		return err
 	}
 	w := bufio.NewWriterSize(stdout, 1<<20)
-	var buf []byte
 	if full {
 		fmt.Fprintln(w, list.Header)
 	}
-	err = l.Scan(ctx, func(e *list.Entry) error {
-		if full {
-			buf = list.AppendLine(buf[:0], e, 0)
-			_, err := w.Write(buf)
+	// The list is read in chunks under its lock and written out without it,
+	// so a slow reader of stdout (a pager) never stalls the spiders.
+	var buf []byte
+	for off := int64(0); ; {
+		buf = buf[:0]
+		next, err := l.ScanChunk(ctx, off, 4<<20, func(e *list.Entry) error {
+			if full {
+				buf = list.AppendLine(buf, e, 0)
+			} else {
+				buf = append(append(buf, e.URL...), '\n')
+			}
+			return nil
+		})
+		if err != nil {
+			return listErr(err)
+		}
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
-		w.WriteString(e.URL)
-		return w.WriteByte('\n')
-	})
-	if err != nil {
-		return listErr(err)
+		if next == off {
+			return w.Flush()
+		}
+		off = next
 	}
-	return w.Flush()
 }

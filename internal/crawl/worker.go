@@ -95,7 +95,7 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 				e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
 				break
 			}
-			if e.inScope(l.URL) {
+			if e.inScope(l.URL) && en.Level < list.MaxLevel {
 				adds = append(adds, list.Add{URL: l.URL, Level: en.Level + 1})
 			}
 		}
