@@ -45,7 +45,7 @@ type Cycle struct {
 	Spider     string          // the id of the spider running the pass
 	Now        time.Time       // the pass's clock; zero means time.Now()
 	Started    time.Time       // when the spider started, for its status
-	Lease      time.Duration   // a claim of a live spider silent this long is taken back; 0 = never
+	Lease      time.Duration   // this spider's lease, published with its heartbeat; also used for claimants that published none; 0 = never
 	Add        []Add           // links found since the last pass
 	Results    []Result        // results of claims held by Spider
 	ReleaseOwn bool            // take back every other claim held by Spider: first and last pass

@@ -67,8 +67,9 @@ const (
 	SpiderWidth = 12
 	stateWidth  = 10 // len("downloaded")
 	timeWidth   = 20 // len("2006-01-02T15:04:05Z")
-	// MaxLine caps one line; urlkey.MaxLen plus a reserved file field fit.
-	MaxLine = 16 << 10
+	// MaxLine caps one line (the read buffer); urlkey.MaxLen plus a
+	// reserved file field fit many times over.
+	MaxLine = readBuf
 )
 
 const timeLayout = "2006-01-02T15:04:05Z"

@@ -6,27 +6,32 @@ import "encoding/binary"
 // at the cost of a few loads, before the exact map lookup that hashes the
 // whole URL. A pass carries a few thousand URLs and reads millions of
 // lines; the filter keys on the URL's length and last 8 bytes (where URLs
-// of one site differ most), so about len(pend)/65536 of the other lines
-// still reach the map.
+// of one site differ most), with at least 16 bits per URL carried, so
+// about one line in 16 of the others still reaches the map.
 type urlFilter struct {
-	bits [1 << 16 / 64]uint64
+	bits []uint64
+	mask uint64
 }
 
 func newURLFilter(pend map[string]*pending) *urlFilter {
-	f := new(urlFilter)
+	n := uint64(1 << 16)
+	for n < 16*uint64(len(pend)) {
+		n <<= 1
+	}
+	f := &urlFilter{bits: make([]uint64, n/64), mask: n - 1}
 	for u := range pend {
-		h := filterHash([]byte(u))
+		h := filterHash([]byte(u)) & f.mask
 		f.bits[h/64] |= 1 << (h % 64)
 	}
 	return f
 }
 
 func (f *urlFilter) mayHold(u []byte) bool {
-	h := filterHash(u)
+	h := filterHash(u) & f.mask
 	return f.bits[h/64]&(1<<(h%64)) != 0
 }
 
-func filterHash(u []byte) uint32 {
+func filterHash(u []byte) uint64 {
 	var tail uint64
 	if len(u) >= 8 {
 		tail = binary.LittleEndian.Uint64(u[len(u)-8:])
@@ -39,5 +44,5 @@ func filterHash(u []byte) uint32 {
 	x ^= x >> 29
 	x *= 0xBF58476D1CE4E5B9
 	x ^= x >> 32
-	return uint32(x) & (1<<16 - 1)
+	return x
 }

@@ -20,7 +20,8 @@
 //	            time of the copy in the mirror, "2006-01-02T15:04:05Z"
 //	            (UTC, whole seconds), "-" if there is none; for an
 //	            archived line, when the site last said the page was gone
-//	            (the copy keeps its own time in the mirror)
+//	            (the copy keeps its own time in the mirror); for an error
+//	            line without a copy, when the fetch last failed
 //	url         the canonical URL (internal/urlkey): no spaces, one line
 //	            per URL, never two lines for one URL
 //
@@ -37,17 +38,19 @@
 //	archived    the site answered 404 or 410; the copy, if any, is kept
 //	error       the last fetch failed; the copy, if any, is kept untouched
 //
-// A line is claimed exactly when its spider_id is not "-". A line with no
-// copy shows the state "claimed" while claimed; a line with a copy keeps its
-// state (downloaded, archived, error) while it is being refreshed, so a
-// claim never hides what the mirror holds, and returning a claim restores
-// the line without any other record: spider_id becomes "-" and "claimed"
-// becomes "found".
+// A line is claimed exactly when its spider_id is not "-". A found line
+// shows the state "claimed" while claimed; a downloaded, archived or error
+// line keeps its state while it is being fetched again, so a claim never
+// hides what the list knew, and returning a claim restores the line
+// without any other record: spider_id becomes "-" and "claimed" becomes
+// "found".
 //
 // The server's Last-Modified and ETag are not list fields: last_modification
-// is when the mirror's copy was taken (or, archived, last checked), the time
-// freshness is measured from, so every line is checked again one window
-// after its last visit, whatever the visit found.
+// is when the mirror's copy was taken (or, for an archived line or an error
+// line without a copy, when it was last visited), the time freshness is
+// measured from. So a line is visited again one window after its last
+// visit; an error line with a copy keeps the copy's time, and the spider
+// that failed backs off before trying it again.
 //
 // # What changes in place
 //
@@ -206,8 +209,8 @@ type Options struct {
 	Reserve func(url string) int
 }
 
-// Open returns the list at path, creating the file with its header if it
-// does not exist. Its directory must exist.
+// Open returns the list at path. Its directory must exist; the first pass
+// creates the file, with its header, if it does not exist.
 func Open(path string, o Options) (*List, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -91,7 +91,7 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	for name, p := range c.Profile {
 		if !validProfileName(name) {
-			return nil, usageErr{fmt.Errorf("config %s: invalid profile name %q", path, name), "profile names are 1-12 characters from [a-z0-9_-]"}
+			return nil, usageErr{fmt.Errorf("config %s: invalid profile name %q", path, name), "profile names are 1-12 characters from [A-Za-z0-9_.-], not starting with - or ."}
 		}
 		if p.SpiderID != "" && !validProfileName(p.SpiderID) {
 			return nil, usageErr{fmt.Errorf("config %s: profile %s: invalid spider_id %q", path, name, p.SpiderID), "a spider_id is 1-12 characters from [A-Za-z0-9_.-]"}

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,7 +17,14 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal stops gracefully; a second one kills at once
+	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // stopped by a signal, say while waiting for the list's lock
+	}
 	stop()
 	os.Exit(report(os.Stderr, err))
 }

@@ -59,9 +59,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags()
 	f.fs.SetOutput(io.Discard)
 	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return printUsage(stdout, f.fs)
-		}
 		return usageErr{err, "spider --help lists the flags"}
 	}
 	switch {

@@ -90,7 +90,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 			levels[e.Level] = ls
 		}
 		ls.Lines++
-		if e.File != "" && !e.Modified.IsZero() {
+		if e.File != "" && !e.Modified.IsZero() && e.State != list.Archived { // an archived line's time is its last check
 			ls.Copies++
 			if ls.OldestCopy == nil || e.Modified.Before(*ls.OldestCopy) {
 				t := e.Modified

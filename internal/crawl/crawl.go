@@ -147,7 +147,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		})
 	}
 
-	stopBeats := e.heartbeats(ctx)
+	// Heartbeats go on through the stop grace and the last pass: the
+	// spider still holds its claims until then.
+	stopBeats := e.heartbeats(context.WithoutCancel(ctx))
 	defer stopBeats()
 	inflight := map[string]bool{}
 	var runErr error
@@ -348,7 +350,7 @@ func (e *Engine) account(c *list.Cycle) {
 		e.log.Warn("dropped a torn last line of the list, left by a writer that died", "bytes", c.Stats.TornBytes)
 	}
 	if c.Stats.TakenBack > 0 {
-		e.log.Info("took back claims of dead or stalled spiders", "lines", c.Stats.TakenBack)
+		e.log.Info("claims returned to the pool (of dead or stalled spiders, or this spider's own on start and stop)", "lines", c.Stats.TakenBack)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

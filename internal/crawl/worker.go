@@ -20,14 +20,20 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	res := list.Result{URL: en.URL} // State 0: returned unfetched
 	var adds []list.Add
 	defer func() { e.finish(res, adds) }()
-	if runCtx.Err() != nil {
+	if runCtx.Err() != nil || ctx.Err() != nil {
 		return
 	}
-	if err := e.polite.wait(runCtx, hostOf(en.URL)); err != nil {
+	// ctx (not runCtx): when the stop grace runs out, a job waiting for
+	// its politeness slot gives up too.
+	if err := e.polite.wait(ctx, hostOf(en.URL)); err != nil {
 		return
 	}
 	resp, err := e.fetch.Get(ctx, en.URL, nil)
 	now := e.cfg.Now()
+	if err != nil && e.voided(j.epoch, now) {
+		// Whatever happened, the line may be another spider's by now.
+		return
+	}
 	switch {
 	case err == nil:
 		res, adds = e.store(j, resp, now)
@@ -40,7 +46,14 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		// Stopped mid-fetch: hand the line back untouched.
 	default:
+		// The copy is kept untouched. A line without a copy records the
+		// visit, so it is tried again a window later by every spider, not
+		// at every pass (a line with a copy keeps the copy's time; the
+		// failing spider backs off).
 		res.State = list.Error
+		if en.File == "" {
+			res.Modified = now
+		}
 		e.retry.fail(en.URL, now)
 		e.count(func(s *Summary) { s.Errors++ })
 		e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
