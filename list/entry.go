@@ -2,6 +2,7 @@ package list
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -174,33 +175,44 @@ func parseLine(line []byte, v *view) error {
 }
 
 // parseCanonical parses a line laid out exactly as appendPrefix writes it,
-// or reports false.
+// or reports false. It reads left to right: the file field ends at the
+// first space, the padding ends at the spider field, and every field after
+// it has a fixed width.
 func parseCanonical(line []byte, v *view) bool {
-	u := bytes.LastIndexByte(line, ' ') + 1
-	// Right to left: " " url, time (20), " ", state (10), " ", level, " ", spider (12), " ", file.
-	t := u - 1 - timeWidth
-	st := t - 1 - stateWidth
-	if st < 2+1+SpiderWidth+1 || u >= len(line) || line[t-1] != ' ' || line[st-1] != ' ' {
+	fileEnd := bytes.IndexByte(line, ' ')
+	if fileEnd < 1 {
 		return false
 	}
-	lvEnd := st - 1
-	lv := lvEnd
-	for lv > 0 && line[lv-1] >= '0' && line[lv-1] <= '9' {
-		lv--
+	sp := fileEnd + 1
+	for sp < len(line) && line[sp] == ' ' {
+		sp++
 	}
-	sp := lv - 1 - SpiderWidth
-	if lv == lvEnd || lv-1 < 0 || line[lv-1] != ' ' || sp < 2 || line[sp-1] != ' ' {
+	lv := sp + SpiderWidth + 1
+	if lv >= len(line) || line[lv-1] != ' ' {
 		return false
 	}
-	fileEnd := bytes.IndexByte(line, ' ') // the file field holds no space
-	if fileEnd < 1 || fileEnd > sp-1 || !allSpaces(line[fileEnd:sp-1]) {
+	lvEnd := lv
+	for lvEnd < len(line) && line[lvEnd] >= '0' && line[lvEnd] <= '9' {
+		lvEnd++
+	}
+	st := lvEnd + 1
+	t := st + stateWidth + 1
+	u := t + timeWidth + 1
+	if lvEnd == lv || u >= len(line) || line[lvEnd] != ' ' || line[t-1] != ' ' || line[u-1] != ' ' {
 		return false
 	}
-	file := line[:fileEnd]
-	if !validURL(line[u:]) || !utf8.Valid(file) || bytes.IndexByte(file, 0) >= 0 {
+	file, url := line[:fileEnd], line[u:]
+	if !(printableASCII(url) && (bytes.HasPrefix(url, []byte("http://")) || bytes.HasPrefix(url, []byte("https://"))) || validURL(url)) {
 		return false
 	}
-	spider := dash(bytes.TrimRight(line[sp:lv-1], " "))
+	if bytes.IndexByte(file, 0) >= 0 || !utf8.Valid(file) {
+		return false
+	}
+	spider := bytes.TrimRight(line[sp:lv-1], " ")
+	if bytes.IndexByte(spider, ' ') >= 0 {
+		return false
+	}
+	spider = dash(spider)
 	if spider != nil && !ValidSpiderID(string(spider)) {
 		return false
 	}
@@ -208,23 +220,41 @@ func parseCanonical(line []byte, v *view) bool {
 	if !ok {
 		return false
 	}
-	state, ok := parseStateBytes(bytes.TrimRight(line[st:st+stateWidth], " "))
+	stName := bytes.TrimRight(line[st:st+stateWidth], " ")
+	state, ok := parseStateBytes(stName)
 	if !ok || state == Claimed && spider == nil {
 		return false
 	}
 	var mod int64
 	if tb := line[t : t+timeWidth]; tb[0] == '-' {
-		if len(bytes.TrimRight(tb[1:], " ")) != 0 {
+		if !allSpaces(tb[1:]) {
 			return false
 		}
 	} else if mod, ok = parseTime(tb); !ok {
 		return false
 	}
-	// No stray spaces inside fixed fields ("fa st", "down loaded").
-	if bytes.IndexByte(bytes.TrimRight(line[sp:lv-1], " "), ' ') >= 0 || bytes.IndexByte(bytes.TrimRight(line[st:st+stateWidth], " "), ' ') >= 0 {
-		return false
+	*v = view{file: dash(file), spider: spider, url: url, level: level, state: state, mod: mod, urlOff: u}
+	return true
+}
+
+// printableASCII reports whether every byte of b is in '!'..'~', eight
+// bytes at a time: a canonical URL always is, and the check is the whole
+// validation such a URL needs.
+func printableASCII(b []byte) bool {
+	const lo, hi = 0x2121212121212121, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		// A byte below 0x21 or at/above 0x7F sets its high bit in one of the two.
+		if ((x-lo)|x|(x+0x0101010101010101))&hi != 0 {
+			return false
+		}
+		b = b[8:]
 	}
-	*v = view{file: dash(file), spider: spider, url: line[u:], level: level, state: state, mod: mod, urlOff: u}
+	for _, c := range b {
+		if c < 0x21 || c > 0x7E {
+			return false
+		}
+	}
 	return true
 }
 

@@ -147,3 +147,19 @@ func TestParseTimeMatchesTime(t *testing.T) {
 		}
 	}
 }
+
+func FuzzPrintableASCII(f *testing.F) {
+	f.Add([]byte("https://ru.wikipedia.org/wiki/%D0%9C"))
+	f.Add([]byte{0x21, 0x7e, 0x7f, 0x20, 0x80, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := true
+		for _, c := range b {
+			if c < 0x21 || c > 0x7e {
+				want = false
+			}
+		}
+		if got := printableASCII(b); got != want {
+			t.Fatalf("printableASCII(%q) = %v, want %v", b, got, want)
+		}
+	})
+}

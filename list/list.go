@@ -141,20 +141,20 @@
 //
 // Measured on the project's 2-core machine with scripts/bench-list: a
 // generated ru.wikipedia-like list of 5,000,000 lines (percent-encoded
-// Cyrillic titles, 163 bytes a line, 789 MB) in the page cache, passes
+// Cyrillic titles, 163 bytes a line, 790 MB) in the page cache, passes
 // that append 1,000 links (half already listed), record 1,000 results and
 // claim 1,000 lines:
 //
-//	cat LIST >/dev/null                           0.10 s
-//	a pass, in place (this package)               0.74-0.80 s lock held (median of 5 passes, 3 runs):
-//	                                              scan 0.76 s, journal + writes + 2 fsyncs 0.005 s
+//	cat LIST >/dev/null                           0.11-0.12 s
+//	a pass, in place (this package)               0.62-0.66 s lock held (median of 5 passes, 3 runs):
+//	                                              scan 0.61 s, journal + writes + 2 fsyncs 0.004 s
 //	the same pass rewriting the file (Compact)    3.2-4.7 s: scan 0.6-0.8 s, write + fsync + rename 2.4-3.7 s
 //	peak RSS of the process                       10 MB
 //
 // A streaming rewrite costs the size of the list in writes and an fsync of
 // all of it at every pass; updating the changed prefixes in place costs a
 // few kilobytes, so the lock is held for the time it takes to read and
-// parse the list, which grows linearly with it (0.25 s at 10^6 lines).
+// parse the list, which grows linearly with it (0.20 s at 10^6 lines).
 // The price is the padding of the file field, and the journal that makes
 // the in-place writes atomic. Reading is in parallel sections above 8 MB
 // (see parallel.go); the scan is parse-bound, not I/O-bound.
