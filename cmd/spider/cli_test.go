@@ -86,7 +86,9 @@ func TestMalformedListIsReported(t *testing.T) {
 func TestStatusJSON(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "spider.list"), []byte("# spider-list v1: file spider_id level state last_modification url\n"+
-		"h/index.html - 0 downloaded 2026-11-21T20:00:00Z http://h/\n- dead 1 claimed - http://h/a\n- - 1 found - http://h/b\n"), 0o644)
+		"h/index.html - 0 downloaded 2020-11-21T20:00:00Z http://h/\n- dead 1 claimed - http://h/a\n- - 1 found - http://h/b\n"), 0o644)
+	// A fast spider (window 1h, level limit 0) published its profile.
+	os.WriteFile(filepath.Join(dir, "spider.list.spider-fast.json"), []byte(`{"spider":"fast","extra":{"profile":"fast","window_s":3600,"max_level":0}}`), 0o644)
 	code, out, stderr := runCLI(t, dir, "status", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -96,7 +98,8 @@ func TestStatusJSON(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	if st.Lines != 3 || st.States["downloaded"] != 1 || st.States["claimed"] != 1 || st.Claims["dead"] != 1 ||
-		len(st.Levels) != 2 || st.Levels[0].Copies != 1 || st.Levels[1].Lines != 2 || st.Levels[1].OldestCopy != nil {
+		len(st.Levels) != 2 || st.Levels[0].Copies != 1 || st.Levels[1].Lines != 2 || st.Levels[1].OldestCopy != nil ||
+		st.Due["fast"] != 1 || len(st.Spiders) != 1 {
 		t.Errorf("status %+v", st)
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -24,6 +26,7 @@ type Status struct {
 	States  map[string]int      `json:"states"`  // state name -> lines
 	Levels  []LevelStatus       `json:"levels"`  // by level, ascending
 	Claims  map[string]int      `json:"claims"`  // spider_id -> lines claimed now
+	Due     map[string]int      `json:"due"`     // spider_id -> unclaimed lines due now under its profile
 	Spiders []list.SpiderStatus `json:"spiders"` // every spider that ran on the list
 }
 
@@ -76,9 +79,29 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{List: l.Path(), At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}}
+	st := &Status{List: l.Path(), At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}, Due: map[string]int{}}
+	if st.Spiders, err = list.ReadStatuses(l.Path()); err != nil {
+		return nil, err
+	}
+	if st.Spiders == nil {
+		st.Spiders = []list.SpiderStatus{}
+	}
+	// What is due for each spider, under the profile it published.
+	profiles := map[string]claim.Profile{}
+	for _, sp := range st.Spiders {
+		var cs crawl.Status
+		if json.Unmarshal(sp.Extra, &cs) == nil && cs.WindowSec > 0 {
+			profiles[sp.Spider] = cs.ClaimProfile()
+			st.Due[sp.Spider] = 0
+		}
+	}
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
+		for id, p := range profiles {
+			if claim.Due(p, e, st.At) {
+				st.Due[id]++
+			}
+		}
 		st.Lines++
 		st.States[e.State.String()]++
 		if e.Spider != "" {
@@ -106,12 +129,6 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Levels = append(st.Levels, *ls)
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
-	if st.Spiders, err = list.ReadStatuses(l.Path()); err != nil {
-		return nil, err
-	}
-	if st.Spiders == nil {
-		st.Spiders = []list.SpiderStatus{}
-	}
 	return st, nil
 }
 
@@ -131,7 +148,7 @@ func printStatus(w io.Writer, st *Status) error {
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\n", ls.Level, ls.Lines, ls.Copies, oldest)
 	}
-	fmt.Fprintln(tw, "\nspider\trunning\tpid\tclaims\tlast pass\tlines\tadded\trecorded\tclaimed\tlock held")
+	fmt.Fprintln(tw, "\nspider\trunning\tpid\tdue now\tclaims\tlast pass\tlines\tadded\trecorded\tclaimed\tlock held")
 	for _, sp := range st.Spiders {
 		running := "no"
 		if sp.Running {
@@ -142,7 +159,11 @@ func printStatus(w io.Writer, st *Status) error {
 			last = time.Since(sp.Heartbeat).Round(time.Second).String() + " ago"
 		}
 		c := sp.LastCycle
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%.3fs\n", sp.Spider, running, sp.PID, st.Claims[sp.Spider],
+		due := "-"
+		if n, ok := st.Due[sp.Spider]; ok {
+			due = fmt.Sprint(n)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%.3fs\n", sp.Spider, running, sp.PID, due, st.Claims[sp.Spider],
 			last, c.Lines, c.Added, c.Recorded, c.Claimed, c.HeldSec)
 	}
 	return tw.Flush()

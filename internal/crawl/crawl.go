@@ -322,19 +322,31 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 	if want := e.cfg.Profile.Batch - inflight; want > 0 {
 		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: e.retry.skip(now)}
 	}
-	c.Extra, _ = json.Marshal(statusExtra{Profile: e.cfg.Profile.Name, Window: e.cfg.Profile.Window.String(),
-		MaxLevel: e.cfg.Profile.MaxLevel, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight})
+	p := e.cfg.Profile
+	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
+		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight})
 	return c
 }
 
-type statusExtra struct {
-	Profile  string `json:"profile"`
-	Window   string `json:"window"`
-	MaxLevel int    `json:"max_level"`
-	Fetched  int    `json:"fetched"`
-	Errors   int    `json:"errors"`
-	Archived int    `json:"archived"`
-	InFlight int    `json:"in_flight"`
+// Status is what a spider adds to the status it publishes after each pass
+// (list.SpiderStatus.Extra): its profile, so that spider status can tell
+// what is due for it, and its running totals.
+type Status struct {
+	Profile   string  `json:"profile"`
+	WindowSec float64 `json:"window_s"`
+	MaxLevel  int     `json:"max_level"`
+	StaleSec  float64 `json:"stale_s"`
+	Batch     int     `json:"batch"`
+	Fetched   int     `json:"fetched"`
+	Errors    int     `json:"errors"`
+	Archived  int     `json:"archived"`
+	InFlight  int     `json:"in_flight"`
+}
+
+// ClaimProfile returns the profile the status was published with.
+func (s *Status) ClaimProfile() claim.Profile {
+	return claim.Profile{Name: s.Profile, Window: time.Duration(s.WindowSec * float64(time.Second)),
+		MaxLevel: s.MaxLevel, Stale: time.Duration(s.StaleSec * float64(time.Second)), Batch: s.Batch}
 }
 
 // requeue puts a failed pass's inputs back for the next attempt.
