@@ -103,3 +103,31 @@ func TestStatusJSON(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
+
+// Under cron (no terminal) only warnings and errors are printed; at a
+// terminal the info lines (start, the closing summary) too.
+func TestLogLevels(t *testing.T) {
+	tests := []struct {
+		verbose    int
+		quiet      bool
+		tty        bool
+		info, warn bool
+	}{
+		{0, false, false, false, true},
+		{0, false, true, true, true},
+		{1, false, false, true, true},
+		{0, true, true, false, false},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		log := newLogger(&b, tt.verbose, tt.quiet, "text", tt.tty)
+		log.Info("i")
+		log.Warn("w")
+		if got := strings.Contains(b.String(), "msg=i"); got != tt.info {
+			t.Errorf("%+v: info printed %v", tt, got)
+		}
+		if got := strings.Contains(b.String(), "msg=w"); got != tt.warn {
+			t.Errorf("%+v: warning printed %v", tt, got)
+		}
+	}
+}

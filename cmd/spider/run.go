@@ -84,11 +84,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.logFormat != "text" && f.logFormat != "json" {
 		return usageErr{fmt.Errorf("invalid --log-format %q, must be one of (text|json)", f.logFormat), ""}
 	}
-	log := newLogger(stderr, f.vrb, f.quiet, f.logFormat)
-	return runSpider(ctx, s, log)
+	tty := isTerminal(stderr)
+	log := newLogger(stderr, f.vrb, f.quiet, f.logFormat, tty)
+	var progress io.Writer
+	if tty && !f.quiet && f.logFormat == "text" {
+		progress = stderr
+	}
+	return runSpider(ctx, s, log, progress)
 }
 
-func runSpider(ctx context.Context, s *Settings, log *slog.Logger) error {
+// runSpider runs one spider. With progress set (a terminal), a one-line
+// progress report is kept up to date there.
+func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.Writer) error {
 	var starts []string
 	for _, raw := range s.Starts {
 		u, err := urlkey.Parse(raw)
@@ -140,7 +147,9 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger) error {
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
+	stopProgress := showProgress(progress, eng)
 	sum, err := eng.Run(ctx)
+	stopProgress()
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "archived", sum.Archived,
 		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
@@ -191,8 +200,14 @@ func rate(n int, secs float64) float64 {
 	return float64(int(float64(n)/secs*10)) / 10
 }
 
-func newLogger(w io.Writer, verbose int, quiet bool, format string) *slog.Logger {
+// newLogger logs warnings and errors only, unless told otherwise or
+// talking to a terminal: under cron every line becomes mail, so silence
+// means all is well; a person at a terminal also gets the info lines.
+func newLogger(w io.Writer, verbose int, quiet bool, format string, tty bool) *slog.Logger {
 	level := slog.LevelWarn
+	if tty {
+		level = slog.LevelInfo
+	}
 	switch {
 	case quiet:
 		level = slog.LevelError

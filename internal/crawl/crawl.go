@@ -349,6 +349,16 @@ func (s *Status) ClaimProfile() claim.Profile {
 		MaxLevel: s.MaxLevel, Stale: time.Duration(s.StaleSec * float64(time.Second)), Batch: s.Batch}
 }
 
+// Progress returns what the run has done so far; safe to call while it
+// runs (for a live progress line).
+func (e *Engine) Progress() Summary {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.sum
+	s.Elapsed = e.cfg.Now().Sub(e.started)
+	return s
+}
+
 // requeue puts a failed pass's inputs back for the next attempt.
 func (e *Engine) requeue(c *list.Cycle) {
 	e.mu.Lock()
