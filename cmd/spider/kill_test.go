@@ -105,3 +105,36 @@ func TestSecondStartExitsAtOnce(t *testing.T) {
 		t.Errorf("first spider exited %d after SIGINT:\n%s", code, first.output())
 	}
 }
+
+// TestKeepaliveRace starts two spiders of one profile at the same moment,
+// as two cron lines firing together would: exactly one runs, the other
+// exits 0 saying so (with -v).
+func TestKeepaliveRace(t *testing.T) {
+	_, base := newSite(t, sitetest.Options{Topics: 5})
+	for round := 0; round < 5; round++ {
+		dir := t.TempDir()
+		args := []string{"--profile", "fast", "--start", base + "/", "--delay", "0", "-v"}
+		a, b := startSpider(t, dir, args...), startSpider(t, dir, args...)
+		var loser, winner *proc
+		select {
+		case <-a.done:
+			loser, winner = a, b
+		case <-b.done:
+			loser, winner = b, a
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: both spiders still running after 20s: the lock let two run", round)
+		}
+		if loser.code != 0 || !strings.Contains(loser.output(), "already running") {
+			t.Errorf("round %d: second spider exit %d, output %q", round, loser.code, loser.output())
+		}
+		select {
+		case <-winner.done:
+			t.Fatalf("round %d: the other spider exited too (%d): nobody runs\n%s", round, winner.code, winner.output())
+		default:
+		}
+		sendSignal(t, winner, syscall.SIGTERM)
+		if code := winner.wait(20 * time.Second); code != 0 {
+			t.Errorf("round %d: running spider exited %d after SIGTERM", round, code)
+		}
+	}
+}
