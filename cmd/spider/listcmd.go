@@ -22,6 +22,7 @@ import (
 const listUsage = `Usage:
   spider list import [--level N] FILE|-   add URLs (one a line, # comments) to the list
   spider list export [--full]             write the list's URLs (or whole lines) to stdout
+  spider list check [--mirror DIR]        verify the list and its mirror (exit 1 on a problem)
 
 Flags:
 `
@@ -37,6 +38,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	level := fs.Int("level", 0, "import: level of the added lines")
 	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
+	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default \"mirror\", or the config's)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
 		return usageErr{err, "spider list --help lists the flags"}
@@ -62,8 +64,21 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return usageErr{errors.New("spider list import takes one FILE, or - for standard input"), ""}
 	case cmd == "export" && fs.NArg() == 1:
 		return exportList(ctx, path, *full, stdout)
+	case cmd == "check" && fs.NArg() == 1:
+		dir := "mirror"
+		if *config != "" {
+			cfg, err := LoadConfig(*config)
+			if err != nil {
+				return err
+			}
+			setStr(&dir, cfg.Mirror)
+		}
+		if fs.Changed("mirror") {
+			dir = *mirrorDir
+		}
+		return checkList(ctx, path, dir, stdout)
 	default:
-		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export"}
+		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export, check"}
 	}
 }
 

@@ -59,3 +59,32 @@ func TestSeed(t *testing.T) {
 		}
 	}
 }
+
+// spider list check on a list with each kind of damage, and on a sound one.
+func TestListCheck(t *testing.T) {
+	const header = "# spider-list v1: file spider_id level state last_modification url\n"
+	tests := []struct {
+		name, list string
+		code       int
+		want       string
+	}{
+		{"sound", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/a\n- - 1 found - http://h/b\n", 0, "ok: one line per URL"},
+		{"duplicate", header + "- - 0 found - http://h/a\n- - 1 found - http://h/b\n- - 2 found - http://h/a\n", 1, "PROBLEM 1 URLs with more than one line (first: http://h/a)"},
+		{"dead claim", header + "- gone 0 claimed - http://h/a\n", 1, "PROBLEM 1 claims held by spiders that are not running"},
+		{"missing copy", header + "h/missing.html - 0 downloaded 2026-11-21T20:00:00Z http://h/m\n", 1, "PROBLEM 1 copies named by the list but missing from the mirror"},
+		{"malformed", header + "- - 0 found - http://h/a\nnot a line\n", 1, "spider.list:3: malformed line"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "spider.list"), []byte(tt.list), 0o644)
+		os.MkdirAll(filepath.Join(dir, "mirror", "h"), 0o755)
+		os.WriteFile(filepath.Join(dir, "mirror", "h", "a.html"), []byte("copy"), 0o644)
+		code, out, stderr := runCLI(t, dir, "list", "check")
+		if code != tt.code || !strings.Contains(out+stderr, tt.want) {
+			t.Errorf("%s: exit %d, want %d; output:\n%s%s", tt.name, code, tt.code, out, stderr)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "spider.list")); string(got) != tt.list {
+			t.Errorf("%s: check changed the list", tt.name)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// checkList verifies the list and its mirror without changing anything:
+// the format (a malformed line stops the check with its file and line), one
+// line per URL, no claim held by a spider that is not running, and every
+// copy the list names present in the mirror. It prints one line per kind
+// of problem and returns an error (exit 1) if there is any.
+func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) error {
+	if _, err := os.Stat(path); err != nil {
+		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+	}
+	l, err := list.Open(path, list.Options{})
+	if err != nil {
+		return err
+	}
+	statuses, err := list.ReadStatuses(l.Path())
+	if err != nil {
+		return err
+	}
+	running := map[string]bool{}
+	for _, s := range statuses {
+		running[s.Spider] = s.Running
+	}
+	seed := maphash.MakeSeed()
+	var (
+		hashes               []uint64 // one per line: duplicates without a set of strings
+		lines                int
+		deadClaims, missing  int
+		firstDead, firstGone string
+	)
+	err = l.Scan(ctx, func(e *list.Entry) error {
+		lines++
+		hashes = append(hashes, maphash.String(seed, e.URL))
+		if e.Spider != "" && !running[e.Spider] {
+			if deadClaims++; firstDead == "" {
+				firstDead = e.Spider + " " + e.URL
+			}
+		}
+		if e.File != "" {
+			if _, err := os.Stat(filepath.Join(mirrorDir, filepath.FromSlash(e.File))); errors.Is(err, os.ErrNotExist) {
+				if missing++; firstGone == "" {
+					firstGone = e.File
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return listErr(err)
+	}
+	dups, err := duplicates(ctx, l, seed, hashes)
+	if err != nil {
+		return listErr(err)
+	}
+	problems := 0
+	report := func(n int, what, example string) {
+		if n > 0 {
+			problems++
+			fmt.Fprintf(stdout, "PROBLEM %d %s (first: %s)\n", n, what, example)
+		}
+	}
+	fmt.Fprintf(stdout, "list %s: %d lines, format ok\n", l.Path(), lines)
+	report(len(dups), "URLs with more than one line", first(dups))
+	report(deadClaims, "claims held by spiders that are not running (the next pass of any spider returns them)", firstDead)
+	report(missing, "copies named by the list but missing from the mirror "+mirrorDir, firstGone)
+	if problems > 0 {
+		return hintErr{fmt.Errorf("list check found %d kinds of problem", problems), "see the lines above; a running spider's next pass returns dead claims"}
+	}
+	fmt.Fprintln(stdout, "ok: one line per URL, no dead claim, every copy present")
+	return nil
+}
+
+// duplicates returns the URLs with more than one line: lines whose hashes
+// collide are read again and compared exactly.
+func duplicates(ctx context.Context, l *list.List, seed maphash.Seed, hashes []uint64) ([]string, error) {
+	sorted := slices.Clone(hashes)
+	slices.Sort(sorted)
+	suspect := map[uint64]bool{}
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			suspect[sorted[i]] = true
+		}
+	}
+	if len(suspect) == 0 {
+		return nil, nil
+	}
+	seen := map[string]int{}
+	err := l.Scan(ctx, func(e *list.Entry) error {
+		if suspect[maphash.String(seed, e.URL)] {
+			seen[e.URL]++
+		}
+		return nil
+	})
+	var dups []string
+	for u, n := range seen {
+		if n > 1 {
+			dups = append(dups, u)
+		}
+	}
+	slices.Sort(dups)
+	return dups, err
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
