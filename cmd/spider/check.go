@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
 )
 
 // checkList verifies the list and its mirror without changing anything:
@@ -119,4 +120,34 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// repairList repairs the list (see list.Repair) against the mirror in
+// mirrorDir and says what it did.
+func repairList(ctx context.Context, path, mirrorDir string, stdout io.Writer) error {
+	if _, err := os.Stat(path); err != nil {
+		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+	}
+	l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		return err
+	}
+	statuses, err := list.ReadStatuses(l.Path())
+	if err != nil {
+		return err
+	}
+	running := map[string]bool{}
+	for _, s := range statuses {
+		running[s.Spider] = s.Running
+	}
+	rep, err := l.Repair(ctx, func(id string) bool { return running[id] }, func(file string) bool {
+		_, err := os.Stat(filepath.Join(mirrorDir, filepath.FromSlash(file)))
+		return errors.Is(err, os.ErrNotExist)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "repaired %s (backup: %s): %d malformed lines moved to %s.rejected, %d duplicate lines dropped, %d claims returned, %d lines with a missing copy set to be fetched again\n",
+		l.Path(), rep.Backup, rep.Rejected, l.Path(), rep.Duplicates, rep.Released, rep.Reset)
+	return nil
 }

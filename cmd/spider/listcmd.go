@@ -23,6 +23,7 @@ const listUsage = `Usage:
   spider list import [--level N] FILE|-   add URLs (one a line, # comments) to the list
   spider list export [--full]             write the list's URLs (or whole lines) to stdout
   spider list check [--mirror DIR]        verify the list and its mirror (exit 1 on a problem)
+  spider list check --repair              fix what can be fixed safely, after a backup, and check again
 
 Flags:
 `
@@ -38,6 +39,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	level := fs.Int("level", 0, "import: level of the added lines")
 	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
+	repair := fs.Bool("repair", false, "check: repair the list first (a backup is written)")
 	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default \"mirror\", or the config's)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +77,11 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		if fs.Changed("mirror") {
 			dir = *mirrorDir
+		}
+		if *repair {
+			if err := repairList(ctx, path, dir, stdout); err != nil {
+				return err
+			}
 		}
 		return checkList(ctx, path, dir, stdout)
 	default:

@@ -88,3 +88,29 @@ func TestListCheck(t *testing.T) {
 		}
 	}
 }
+
+// list check --repair fixes every kind of damage and the check then passes.
+func TestListCheckRepair(t *testing.T) {
+	const header = "# spider-list v1: file spider_id level state last_modification url\n"
+	damaged := header + "- - 0 found - http://h/a\nnot a line\n- gone 1 claimed - http://h/b\nh/missing.html - 1 downloaded 2026-11-21T20:00:00Z http://h/c\n- - 2 found - http://h/a\n"
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "spider.list"), []byte(damaged), 0o644)
+	if code, _, _ := runCLI(t, dir, "list", "check"); code != 1 {
+		t.Fatalf("check of a damaged list: exit %d, want 1", code)
+	}
+	code, out, stderr := runCLI(t, dir, "list", "check", "--repair")
+	if code != 0 || !strings.Contains(out, "1 malformed lines moved") || !strings.Contains(out, "1 duplicate lines dropped") ||
+		!strings.Contains(out, "1 claims returned") || !strings.Contains(out, "1 lines with a missing copy") || !strings.Contains(out, "ok: one line per URL") {
+		t.Errorf("repair: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, dir, "list", "check"); code != 0 {
+		t.Errorf("check after repair: exit %d\n%s", code, out)
+	}
+	backups, _ := filepath.Glob(filepath.Join(dir, "spider.list.bak-*"))
+	if len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != damaged {
+		t.Error("the backup is not the damaged list")
+	}
+}
