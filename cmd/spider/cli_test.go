@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runCLI runs the program in-process and returns its exit code and output.
@@ -128,6 +129,46 @@ func TestLogLevels(t *testing.T) {
 		}
 		if got := strings.Contains(b.String(), "msg=w"); got != tt.warn {
 			t.Errorf("%+v: warning printed %v", tt, got)
+		}
+	}
+}
+
+// status merges what the spiders published: archivals of the last day,
+// host fetch times weighted by fetches, failures summed by kind.
+func TestStatusMergesObservations(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "spider.list"), []byte("# spider-list v1: file spider_id level state last_modification url\n- - 0 found - http://h/\n"), 0o644)
+	recent := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	old := time.Now().Add(-48 * time.Hour).UTC().Format(time.RFC3339)
+	os.WriteFile(filepath.Join(dir, "spider.list.spider-fast.json"), []byte(`{"spider":"fast","extra":{"window_s":3600,"max_level":3,
+		"archived_last_day":[{"url":"http://h/gone","at":"`+recent+`"}],
+		"slowest_hosts":[{"host":"h","fetches":2,"mean_s":1}],
+		"frequent_errors":[{"error":"503 Service Unavailable","count":3}]}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "spider.list.spider-slow.json"), []byte(`{"spider":"slow","extra":{"window_s":86400,"max_level":-1,
+		"archived_last_day":[{"url":"http://h/old","at":"`+old+`"}],
+		"slowest_hosts":[{"host":"h","fetches":2,"mean_s":3},{"host":"g","fetches":1,"mean_s":0.5}],
+		"frequent_errors":[{"error":"503 Service Unavailable","count":2},{"error":"network error or timeout","count":1}]}}`), 0o644)
+	code, out, stderr := runCLI(t, dir, "status", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.ArchivedLastDay) != 1 || st.ArchivedLastDay[0].URL != "http://h/gone" {
+		t.Errorf("archived last day: %+v", st.ArchivedLastDay)
+	}
+	if len(st.SlowestHosts) != 2 || st.SlowestHosts[0].Host != "h" || st.SlowestHosts[0].MeanSec != 2 || st.SlowestHosts[0].Fetches != 4 {
+		t.Errorf("slowest hosts: %+v", st.SlowestHosts)
+	}
+	if len(st.FrequentErrors) != 2 || st.FrequentErrors[0].Count != 5 {
+		t.Errorf("frequent errors: %+v", st.FrequentErrors)
+	}
+	code, text, _ := runCLI(t, dir, "status")
+	for _, w := range []string{"archived in the last day: 1", "slowest hosts:", "most frequent errors:", "503 Service Unavailable"} {
+		if code != 0 || !strings.Contains(text, w) {
+			t.Errorf("text status lacks %q:\n%s", w, text)
 		}
 	}
 }

@@ -20,14 +20,18 @@ import (
 
 // Status is the output of spider status --json. Field names are stable.
 type Status struct {
-	List    string              `json:"list"`
-	At      time.Time           `json:"at"`
-	Lines   int                 `json:"lines"`
-	States  map[string]int      `json:"states"`  // state name -> lines
-	Levels  []LevelStatus       `json:"levels"`  // by level, ascending
-	Claims  map[string]int      `json:"claims"`  // spider_id -> lines claimed now
-	Due     map[string]int      `json:"due"`     // spider_id -> unclaimed lines due now under its profile
-	Spiders []list.SpiderStatus `json:"spiders"` // every spider that ran on the list
+	List   string         `json:"list"`
+	At     time.Time      `json:"at"`
+	Lines  int            `json:"lines"`
+	States map[string]int `json:"states"` // state name -> lines
+	Levels []LevelStatus  `json:"levels"` // by level, ascending
+	Claims map[string]int `json:"claims"` // spider_id -> lines claimed now
+	Due    map[string]int `json:"due"`    // spider_id -> unclaimed lines due now under its profile
+	// Merged from the spiders' published statuses (since each started):
+	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"` // newest first
+	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`     // by mean fetch time, slowest first
+	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`   // most frequent first
+	Spiders         []list.SpiderStatus `json:"spiders"`           // every spider that ran on the list
 }
 
 // LevelStatus summarises one level of the list.
@@ -88,13 +92,16 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	}
 	// What is due for each spider, under the profile it published.
 	profiles := map[string]claim.Profile{}
+	var published []crawl.Status
 	for _, sp := range st.Spiders {
 		var cs crawl.Status
 		if json.Unmarshal(sp.Extra, &cs) == nil && cs.WindowSec > 0 {
 			profiles[sp.Spider] = cs.ClaimProfile()
 			st.Due[sp.Spider] = 0
+			published = append(published, cs)
 		}
 	}
+	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
 		for id, p := range profiles {
@@ -166,5 +173,70 @@ func printStatus(w io.Writer, st *Status) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%.3fs\n", sp.Spider, running, sp.PID, due, st.Claims[sp.Spider],
 			last, c.Lines, c.Added, c.Recorded, c.Claimed, c.HeldSec)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\narchived in the last day: %d\n", len(st.ArchivedLastDay))
+	for i, a := range st.ArchivedLastDay {
+		if i == 5 {
+			fmt.Fprintf(w, "  ... (--json lists them all)\n")
+			break
+		}
+		fmt.Fprintf(w, "  %s  %s\n", a.At.Format(time.RFC3339), a.URL)
+	}
+	if len(st.SlowestHosts) > 0 {
+		fmt.Fprintln(w, "slowest hosts:")
+		for _, h := range st.SlowestHosts {
+			fmt.Fprintf(w, "  %-30s %.3fs mean over %d fetches\n", h.Host, h.MeanSec, h.Fetches)
+		}
+	}
+	if len(st.FrequentErrors) > 0 {
+		fmt.Fprintln(w, "most frequent errors:")
+		for _, e := range st.FrequentErrors {
+			fmt.Fprintf(w, "  %6d  %s\n", e.Count, e.Error)
+		}
+	}
+	return nil
+}
+
+// mergeObservations combines what the spiders published: archivals since
+// since (newest first, each URL once), hosts by mean fetch time over all
+// spiders' fetches, failures summed by kind.
+func mergeObservations(sts []crawl.Status, since time.Time) ([]crawl.Archival, []crawl.HostTime, []crawl.ErrorCount) {
+	arch := []crawl.Archival{}
+	seen := map[string]bool{}
+	hosts := map[string]*crawl.HostTime{}
+	errs := map[string]int{}
+	for _, s := range sts {
+		for _, a := range s.ArchivedLastDay {
+			if !a.At.Before(since) && !seen[a.URL] {
+				seen[a.URL] = true
+				arch = append(arch, a)
+			}
+		}
+		for _, h := range s.SlowestHosts {
+			m := hosts[h.Host]
+			if m == nil {
+				m = &crawl.HostTime{Host: h.Host}
+				hosts[h.Host] = m
+			}
+			m.MeanSec = (m.MeanSec*float64(m.Fetches) + h.MeanSec*float64(h.Fetches)) / float64(m.Fetches+h.Fetches)
+			m.Fetches += h.Fetches
+		}
+		for _, e := range s.FrequentErrors {
+			errs[e.Error] += e.Count
+		}
+	}
+	sort.Slice(arch, func(i, j int) bool { return arch[i].At.After(arch[j].At) })
+	slow := []crawl.HostTime{}
+	for _, h := range hosts {
+		slow = append(slow, *h)
+	}
+	sort.Slice(slow, func(i, j int) bool { return slow[i].MeanSec > slow[j].MeanSec })
+	frequent := []crawl.ErrorCount{}
+	for k, n := range errs {
+		frequent = append(frequent, crawl.ErrorCount{Error: k, Count: n})
+	}
+	sort.Slice(frequent, func(i, j int) bool { return frequent[i].Count > frequent[j].Count })
+	return arch, slow[:min(5, len(slow))], frequent[:min(5, len(frequent))]
 }

@@ -70,6 +70,7 @@ type Engine struct {
 	mirror  *mirror.Mirror
 	fetch   *fetch.Client
 	log     *slog.Logger
+	obs     observations
 	scopeMu sync.RWMutex
 	scope   map[string]bool
 	polite  *politeness
@@ -323,8 +324,10 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: e.retry.skip(now)}
 	}
 	p := e.cfg.Profile
+	arch, slow, errs := e.obs.snapshot(now.Add(-24 * time.Hour))
 	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
-		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight})
+		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
+		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs})
 	return c
 }
 
@@ -341,6 +344,11 @@ type Status struct {
 	Errors    int     `json:"errors"`
 	Archived  int     `json:"archived"`
 	InFlight  int     `json:"in_flight"`
+	// Since this spider started: pages it found gone in the last 24 hours,
+	// its 5 slowest hosts, its 5 most frequent kinds of failure.
+	ArchivedLastDay []Archival   `json:"archived_last_day"`
+	SlowestHosts    []HostTime   `json:"slowest_hosts"`
+	FrequentErrors  []ErrorCount `json:"frequent_errors"`
 }
 
 // ClaimProfile returns the profile the status was published with.

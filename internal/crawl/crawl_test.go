@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -151,6 +152,15 @@ func TestFailedFetchKeepsCopy(t *testing.T) {
 		if c := v.file(t, first.File); c != s.wantCopy {
 			t.Errorf("after %d: copy %q, want %q", s.status, c, s.wantCopy)
 		}
+	}
+	// The last step archived the page: the spider's published status says so.
+	sts, err := list.ReadStatuses(v.list.Path())
+	if err != nil || len(sts) != 1 {
+		t.Fatalf("statuses %+v, %v", sts, err)
+	}
+	var st Status
+	if err := json.Unmarshal(sts[0].Extra, &st); err != nil || len(st.ArchivedLastDay) != 1 || st.ArchivedLastDay[0].URL != page {
+		t.Errorf("published status %+v, %v", st, err)
 	}
 }
 

@@ -28,7 +28,11 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	if err := e.polite.wait(ctx, hostOf(en.URL)); err != nil {
 		return
 	}
+	began := time.Now()
 	resp, err := e.fetch.Get(ctx, en.URL, nil)
+	if err == nil || fetch.Gone(err) {
+		e.obs.fetched(hostOf(en.URL), time.Since(began))
+	}
 	now := e.cfg.Now()
 	if err != nil && e.voided(j.epoch, now) {
 		// Whatever happened, the line may be another spider's by now.
@@ -42,6 +46,9 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		// it was last seen gone, so it is checked again a window later.
 		res.State, res.Modified = list.Archived, now
 		e.count(func(s *Summary) { s.Archived++ })
+		if en.State != list.Archived {
+			e.obs.archived(en.URL, now)
+		}
 		e.log.Info("gone", "url", en.URL, "err", err)
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		// Stopped mid-fetch: hand the line back untouched.
@@ -56,6 +63,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		}
 		e.retry.fail(en.URL, now)
 		e.count(func(s *Summary) { s.Errors++ })
+		e.obs.failed(err)
 		e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
 	}
 }
