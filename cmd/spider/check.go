@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -36,6 +38,7 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 		running[s.Spider] = s.Running
 	}
 	seed := maphash.MakeSeed()
+	referenced := map[uint64]struct{}{} // hashes of the files lines name
 	var (
 		hashes               []uint64 // one per line: duplicates without a set of strings
 		lines                int
@@ -51,6 +54,7 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 			}
 		}
 		if e.File != "" {
+			referenced[maphash.String(seed, e.File)] = struct{}{}
 			if _, err := os.Stat(filepath.Join(mirrorDir, filepath.FromSlash(e.File))); errors.Is(err, os.ErrNotExist) {
 				if missing++; firstGone == "" {
 					firstGone = e.File
@@ -66,6 +70,10 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 	if err != nil {
 		return listErr(err)
 	}
+	stray, firstStray, err := unreferenced(mirrorDir, seed, referenced)
+	if err != nil {
+		return err
+	}
 	problems := 0
 	report := func(n int, what, example string) {
 		if n > 0 {
@@ -77,10 +85,11 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 	report(len(dups), "URLs with more than one line", first(dups))
 	report(deadClaims, "claims held by spiders that are not running (the next pass of any spider returns them)", firstDead)
 	report(missing, "copies named by the list but missing from the mirror "+mirrorDir, firstGone)
+	report(stray, "files in the mirror that no line names (left alone: delete them if unwanted)", firstStray)
 	if problems > 0 {
 		return hintErr{fmt.Errorf("list check found %d kinds of problem", problems), "see the lines above; a running spider's next pass returns dead claims"}
 	}
-	fmt.Fprintln(stdout, "ok: one line per URL, no dead claim, every copy present")
+	fmt.Fprintln(stdout, "ok: one line per URL, no dead claim, every copy present, no stray file")
 	return nil
 }
 
@@ -150,4 +159,31 @@ func repairList(ctx context.Context, path, mirrorDir string, stdout io.Writer) e
 	fmt.Fprintf(stdout, "repaired %s (backup: %s): %d malformed lines moved to %s.rejected, %d duplicate lines dropped, %d claims returned, %d lines with a missing copy set to be fetched again\n",
 		l.Path(), rep.Backup, rep.Rejected, l.Path(), rep.Duplicates, rep.Released, rep.Reset)
 	return nil
+}
+
+// unreferenced counts the files of the mirror that no line names (by hash:
+// a stray file whose 64-bit hash equals a named one's goes unreported).
+// Temporary files of writers are not counted: the next spider start
+// removes stale ones.
+func unreferenced(mirrorDir string, seed maphash.Seed, referenced map[uint64]struct{}) (int, string, error) {
+	n, first := 0, ""
+	err := filepath.WalkDir(mirrorDir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == mirrorDir {
+			return filepath.SkipDir // no mirror yet
+		}
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".spider-tmp#") {
+			return err
+		}
+		rel, err := filepath.Rel(mirrorDir, p)
+		if err != nil {
+			return err
+		}
+		if _, ok := referenced[maphash.String(seed, filepath.ToSlash(rel))]; !ok {
+			if n++; first == "" {
+				first = filepath.ToSlash(rel)
+			}
+		}
+		return nil
+	})
+	return n, first, err
 }

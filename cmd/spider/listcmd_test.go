@@ -69,10 +69,11 @@ func TestListCheck(t *testing.T) {
 		want       string
 	}{
 		{"sound", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/a\n- - 1 found - http://h/b\n", 0, "ok: one line per URL"},
-		{"duplicate", header + "- - 0 found - http://h/a\n- - 1 found - http://h/b\n- - 2 found - http://h/a\n", 1, "PROBLEM 1 URLs with more than one line (first: http://h/a)"},
-		{"dead claim", header + "- gone 0 claimed - http://h/a\n", 1, "PROBLEM 1 claims held by spiders that are not running"},
+		{"duplicate", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/a\n- - 1 found - http://h/b\n- - 2 found - http://h/a\n", 1, "PROBLEM 1 URLs with more than one line (first: http://h/a)"},
+		{"dead claim", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/x\n- gone 0 claimed - http://h/a\n", 1, "PROBLEM 1 claims held by spiders that are not running"},
 		{"missing copy", header + "h/missing.html - 0 downloaded 2026-11-21T20:00:00Z http://h/m\n", 1, "PROBLEM 1 copies named by the list but missing from the mirror"},
 		{"malformed", header + "- - 0 found - http://h/a\nnot a line\n", 1, "spider.list:3: malformed line"},
+		{"stray file", header + "- - 0 found - http://h/b\n", 1, "PROBLEM 1 files in the mirror that no line names (left alone: delete them if unwanted) (first: h/a.html)"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

@@ -44,6 +44,6 @@ func showProgress(w io.Writer, eng *crawl.Engine) (stop func()) {
 }
 
 func progressLine(p crawl.Summary) string {
-	return fmt.Sprintf("fetched %d (%.1f/s), archived %d, errors %d, passes %d, list %d lines, %s",
-		p.Fetched, rate(p.Fetched, p.Elapsed.Seconds()), p.Archived, p.Errors, p.Cycles, p.LastCycle.Lines, p.Elapsed.Round(time.Second))
+	return fmt.Sprintf("fetched %d (%.1f/s), in flight %d, archived %d, errors %d, passes %d, list %d lines, %s",
+		p.Fetched, rate(p.Fetched, p.Elapsed.Seconds()), p.InFlight, p.Archived, p.Errors, p.Cycles, p.LastCycle.Lines, p.Elapsed.Round(time.Second))
 }

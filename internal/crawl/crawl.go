@@ -59,23 +59,25 @@ type Summary struct {
 	Bytes     int64
 	Added     int // lines appended to the list
 	Dropped   int // results dropped: the claim had been taken back
+	InFlight  int // claimed and not yet recorded (Progress only)
 	Elapsed   time.Duration
 	LastCycle list.CycleStats
 }
 
 // Engine is one running spider.
 type Engine struct {
-	cfg     Config
-	list    *list.List
-	mirror  *mirror.Mirror
-	fetch   *fetch.Client
-	log     *slog.Logger
-	obs     observations
-	scopeMu sync.RWMutex
-	scope   map[string]bool
-	polite  *politeness
-	retry   *backoff
-	started time.Time
+	cfg      Config
+	list     *list.List
+	mirror   *mirror.Mirror
+	fetch    *fetch.Client
+	log      *slog.Logger
+	obs      observations
+	inFlight atomic.Int64 // for Progress
+	scopeMu  sync.RWMutex
+	scope    map[string]bool
+	polite   *politeness
+	retry    *backoff
+	started  time.Time
 	// lastBeat is when this spider last published its heartbeat (unix ns),
 	// by a pass or by the heartbeat ticker; epoch counts the gaps between
 	// two beats longer than half the lease: a spider that was stopped (or
@@ -180,6 +182,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			inflight[en.URL] = true
 			work <- job{en, epoch} // never blocks: in flight ≤ batch = cap(work)
 		}
+		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
 			"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec)
@@ -364,6 +367,7 @@ func (e *Engine) Progress() Summary {
 	defer e.mu.Unlock()
 	s := e.sum
 	s.Elapsed = e.cfg.Now().Sub(e.started)
+	s.InFlight = int(e.inFlight.Load())
 	return s
 }
 
