@@ -24,6 +24,7 @@ const listUsage = `Usage:
   spider list export [--full]             write the list's URLs (or whole lines) to stdout
   spider list check [--mirror DIR]        verify the list and its mirror (exit 1 on a problem)
   spider list check --repair              fix what can be fixed safely, after a backup, and check again
+  spider list compact                     rewrite the list with its padding restored (after hand edits)
 
 Flags:
 `
@@ -66,6 +67,20 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return usageErr{errors.New("spider list import takes one FILE, or - for standard input"), ""}
 	case cmd == "export" && fs.NArg() == 1:
 		return exportList(ctx, path, *full, stdout)
+	case cmd == "compact" && fs.NArg() == 1:
+		if _, err := os.Stat(path); err != nil {
+			return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+		}
+		l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
+		if err != nil {
+			return err
+		}
+		st, err := l.Compact(ctx)
+		if err != nil {
+			return listErr(err)
+		}
+		fmt.Fprintf(stdout, "compacted %s: %d lines, %d bytes, in %.3fs\n", l.Path(), st.Lines, st.Bytes, st.HeldSec)
+		return nil
 	case cmd == "check" && fs.NArg() == 1:
 		dir := "mirror"
 		if *config != "" {
@@ -85,7 +100,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return checkList(ctx, path, dir, stdout)
 	default:
-		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export, check"}
+		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export, check [--repair], compact"}
 	}
 }
 

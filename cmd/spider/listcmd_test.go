@@ -115,3 +115,22 @@ func TestListCheckRepair(t *testing.T) {
 		t.Error("the backup is not the damaged list")
 	}
 }
+
+// list compact restores the padding of hand-edited lines, keeping every line.
+func TestListCompact(t *testing.T) {
+	dir := t.TempDir()
+	squeezed := "# spider-list v1: file spider_id level state last_modification url\n- - 0 found - http://h/a\nh/b.html - 1 downloaded 2026-11-21T20:00:00Z http://h/b\n"
+	os.WriteFile(filepath.Join(dir, "spider.list"), []byte(squeezed), 0o644)
+	_, before, _ := runCLI(t, dir, "list", "export", "--full")
+	code, out, stderr := runCLI(t, dir, "list", "compact")
+	if code != 0 || !strings.Contains(out, "compacted") || !strings.Contains(out, "2 lines") {
+		t.Fatalf("compact: exit %d %s %s", code, out, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "spider.list"))
+	if strings.Contains(string(data), "- - 0 found - ") {
+		t.Errorf("still squeezed:\n%s", data)
+	}
+	if _, after, _ := runCLI(t, dir, "list", "export", "--full"); after != before {
+		t.Errorf("compact changed the entries:\n%s\nwant\n%s", after, before)
+	}
+}
