@@ -11,6 +11,8 @@ const (
 	exitOK      = 0 // done, stopped by a signal, or another spider of the profile already runs
 	exitFailure = 1 // a runtime failure: list damaged, mirror not writable, ...
 	exitUsage   = 2 // a bad flag, profile, config key or value
+
+	exitSecondSignal = 130 // a second SIGINT/SIGTERM during the graceful stop
 )
 
 // usageErr is a mistake in how spider was called, with a hint to fix it.

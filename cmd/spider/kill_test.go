@@ -138,3 +138,43 @@ func TestKeepaliveRace(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondSignalExitsAtOnce: a first SIGTERM starts the graceful stop
+// (the slow site keeps fetches in flight for 8 s); a second one, sent right
+// after it, ends the process at once. The list still parses, with every URL once, and the
+// claims left behind go back at the next pass of any spider.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	_, base := newSite(t, sitetest.Options{Topics: 20, Latency: 8 * time.Second})
+	dir := t.TempDir()
+	listPath := filepath.Join(dir, "spider.list")
+	p := startSpider(t, dir, "--profile", "slow", "--start", base+"/", "--delay", "0", "--concurrency", "4", "-v")
+	eventually(t, 20*time.Second, "fetches in flight", func() bool {
+		for _, e := range readList(t, listPath) {
+			if e.Spider == "slow" && e.Level > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	sendSignal(t, p, syscall.SIGTERM)
+	// Two signals sent back to back merge into one (POSIX does not queue a
+	// pending signal): the second comes once the first has been handled.
+	eventually(t, 10*time.Second, "the graceful stop starting", func() bool { return strings.Contains(p.output(), "stopping:") })
+	sendSignal(t, p, syscall.SIGTERM)
+	start := time.Now()
+	code := p.wait(5 * time.Second) // a graceful stop would wait for the 8 s fetches
+	t.Logf("exited %d, %v after the second signal", code, time.Since(start).Round(time.Millisecond))
+	if code != exitSecondSignal || !strings.Contains(p.output(), "stopped at once by a second signal") {
+		t.Errorf("exit %d, output %q", code, p.output())
+	}
+	checkOnce(t, readList(t, listPath))
+	code, out := spiderRun(t, dir, 30*time.Second, "--profile", "fast", "--start", base+"/", "--cycles", "1", "--delay", "0")
+	if code != 0 {
+		t.Fatalf("next spider: exit %d\n%s", code, out)
+	}
+	for _, e := range readList(t, listPath) {
+		if e.Spider == "slow" {
+			t.Errorf("claim of the killed spider left after another's pass: %+v", e)
+		}
+	}
+}

@@ -10,21 +10,29 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // the first signal stops gracefully; a second one kills at once
+		<-sigs
+		cancel() // the first signal stops gracefully
+		<-sigs
+		// The second ends the process at once. The list loses nothing: a
+		// pass cut short is finished from its journal, and the claims held
+		// go back at the next pass of any spider.
+		fmt.Fprintln(os.Stderr, "spider: stopped at once by a second signal; claims in flight return at the next pass")
+		os.Exit(exitSecondSignal)
 	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // stopped by a signal, say while waiting for the list's lock
 	}
-	stop()
 	os.Exit(report(os.Stderr, err))
 }

@@ -41,6 +41,8 @@ Exit status:
   0  done, stopped by SIGINT/SIGTERM, or already running
   1  runtime failure (the message says what to do)
   2  usage error: bad flag, profile, config key or value
+  130  a second SIGINT/SIGTERM during the graceful stop (nothing is lost:
+       the claims in flight return at the next pass of any spider)
 `
 
 // run is the whole program, minus the process: it returns an error instead

@@ -219,6 +219,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 
 	// Stop: no more claims; let fetches in flight finish within the grace.
+	if ctx.Err() != nil && len(inflight) > 0 {
+		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(inflight), "at_most", e.cfg.StopGrace)
+	}
 	close(work)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
