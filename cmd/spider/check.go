@@ -29,13 +29,9 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	statuses, err := list.ReadStatuses(l.Path())
+	running, err := runningSpiders(l)
 	if err != nil {
 		return err
-	}
-	running := map[string]bool{}
-	for _, s := range statuses {
-		running[s.Spider] = s.Running
 	}
 	seed := maphash.MakeSeed()
 	referenced := map[uint64]struct{}{} // hashes of the files lines name
@@ -141,13 +137,9 @@ func repairList(ctx context.Context, path, mirrorDir string, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	statuses, err := list.ReadStatuses(l.Path())
+	running, err := runningSpiders(l)
 	if err != nil {
 		return err
-	}
-	running := map[string]bool{}
-	for _, s := range statuses {
-		running[s.Spider] = s.Running
 	}
 	rep, err := l.Repair(ctx, func(id string) bool { return running[id] }, func(file string) bool {
 		_, err := os.Stat(filepath.Join(mirrorDir, filepath.FromSlash(file)))
@@ -186,4 +178,18 @@ func unreferenced(mirrorDir string, seed maphash.Seed, referenced map[uint64]str
 		return nil
 	})
 	return n, first, err
+}
+
+// runningSpiders reports, for each spider that ever ran on the list,
+// whether it runs now (its lock is held).
+func runningSpiders(l *list.List) (map[string]bool, error) {
+	statuses, err := list.ReadStatuses(l.Path())
+	if err != nil {
+		return nil, err
+	}
+	running := map[string]bool{}
+	for _, s := range statuses {
+		running[s.Spider] = s.Running
+	}
+	return running, nil
 }
