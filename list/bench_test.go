@@ -48,6 +48,20 @@ func writeBenchList(tb testing.TB, path string, n int) {
 	f.Close()
 }
 
+// openBenchList writes a list of n lines and opens it; the benchmark's
+// throughput is counted in list bytes.
+func openBenchList(b *testing.B, n int) *List {
+	path := filepath.Join(b.TempDir(), "bench.list")
+	writeBenchList(b, path, n)
+	l, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	b.SetBytes(fi.Size())
+	return l
+}
+
 // oldestPicker claims the lines without a copy, lowest level first.
 type oldestPicker struct{ max int }
 
@@ -63,14 +77,7 @@ func BenchmarkCycle(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		for _, mode := range []string{"merge", "claim", "cycle"} {
 			b.Run(fmt.Sprintf("%s/lines=%d", mode, n), func(b *testing.B) {
-				path := filepath.Join(b.TempDir(), "bench.list")
-				writeBenchList(b, path, n)
-				l, err := Open(path, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				fi, _ := os.Stat(path)
-				b.SetBytes(fi.Size())
+				l := openBenchList(b, n)
 				var prev []Entry
 				next := n
 				b.ResetTimer()
@@ -111,14 +118,7 @@ func BenchmarkCycle(b *testing.B) {
 func BenchmarkScan(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "bench.list")
-			writeBenchList(b, path, n)
-			l, err := Open(path, Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			fi, _ := os.Stat(path)
-			b.SetBytes(fi.Size())
+			l := openBenchList(b, n)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				count := 0
