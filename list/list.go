@@ -45,7 +45,9 @@
 // without any other record: spider_id becomes "-" and "claimed" becomes
 // "found".
 //
-// The server's Last-Modified and ETag are not list fields: last_modification
+// The server's Last-Modified and ETag are not list fields (the spiders keep
+// them, with the rest of each URL's fetch history, in LIST.meta: see
+// internal/meta): last_modification
 // is when the mirror's copy was taken (or, for an archived line or an error
 // line without a copy, when it was last visited), the time freshness is
 // measured from. So a line is visited again one window after its last

@@ -39,6 +39,9 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
+	// 404 answers in a row before archiving, and the wait between them.
+	ArchiveAfter int
+	ConfirmGone  time.Duration
 }
 
 // runFlags are the flags of the main command.
@@ -110,6 +113,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setPtr(&s.Concurrency, cfg.Concurrency)
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
+	s.ArchiveAfter = 2
+	setPtr(&s.ArchiveAfter, cfg.ArchiveAfter)
+	setDur(&s.ConfirmGone, cfg.ConfirmGone)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)
@@ -187,6 +193,8 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--delay must not be negative, got %v", s.Delay), ""}
 	case s.Lease < 10*time.Second:
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
+	case s.ArchiveAfter < 1 || s.ArchiveAfter > 100:
+		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers in a row before a page is archived"}
 	case s.Cycles < 0:
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":

@@ -23,6 +23,7 @@ const usageHead = `spider keeps a browsable on-disk mirror of a living web site 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
   spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
+  spider show [--list PATH] [--json] URL                everything known about one URL
   spider seed [--list PATH] URL...                      add start URLs while spiders run
   spider list import [--level N] FILE|-                 add URLs (a sitemap dump, say)
   spider list export [--full]                           the list's URLs, or whole lines
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runStatus(ctx, args[1:], stdout)
 		case "list":
 			return runList(ctx, args[1:], os.Stdin, stdout, stderr)
+		case "show":
+			return runShow(ctx, args[1:], stdout)
 		case "seed":
 			return runSeed(ctx, args[1:], stdout, stderr)
 		}
@@ -70,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "spider", versionString())
 		return err
 	case f.fs.NArg() > 0:
-		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, seed, list; or run a spider with --profile"}
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list; or run a spider with --profile"}
 	}
 	cfg := &Config{}
 	if f.config != "" {
@@ -146,13 +149,14 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
+		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
 	stopProgress := showProgress(progress, eng)
 	sum, err := eng.Run(ctx)
 	stopProgress()
-	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "archived", sum.Archived,
+	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived,
 		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
 	if err != nil {

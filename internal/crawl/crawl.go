@@ -11,6 +11,14 @@
 // list never points at a copy that is not on disk. A failed fetch never
 // touches the copy: only a successful 2xx response replaces a file.
 //
+// Each URL's fetch history (internal/meta, LIST.meta) is read for the lines
+// a pass claims and written, for the results, just before the pass that
+// records them. It makes a refresh a conditional GET (a 304, or a 200 with
+// the body's checksum unchanged, keeps the file and advances the copy's
+// time), confirms a 404 on a second attempt before archiving (ArchiveAfter,
+// ConfirmGone apart), and holds a failing URL back until its retry time
+// for every spider, not only the one that failed (history.go).
+//
 // The engine is a pipeline, not a barrier: workers fetch claimed lines while
 // the loop runs a pass whenever the batch is done, results have waited for
 // the flush interval, or the spider is idle and lines may have become due.
@@ -28,32 +36,37 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
 
 // Config is one spider's settings.
 type Config struct {
-	Spider      string        // spider_id in the list
-	Profile     claim.Profile // what and when to claim
-	Starts      []string      // canonical start URLs, added at level 0
-	Hosts       []string      // host[:port]s in scope; empty = the start URLs' hosts. The host of any level-0 line claimed later (spider seed) joins.
-	Concurrency int           // fetches at once
-	Delay       time.Duration // minimum time between two requests to one host
-	Lease       time.Duration // claims of a spider silent this long are taken back
-	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
-	MaxLinks    int           // links taken from one page; 0 = 5000
-	UntilIdle   bool          // stop once nothing is due and nothing is in flight
-	MaxCycles   int           // stop after this many passes; 0 = no limit
-	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
-	Logger      *slog.Logger  // nil discards
-	Now         func() time.Time
+	Spider       string        // spider_id in the list
+	Profile      claim.Profile // what and when to claim
+	Starts       []string      // canonical start URLs, added at level 0
+	Hosts        []string      // host[:port]s in scope; empty = the start URLs' hosts. The host of any level-0 line claimed later (spider seed) joins.
+	Concurrency  int           // fetches at once
+	Delay        time.Duration // minimum time between two requests to one host
+	Lease        time.Duration // claims of a spider silent this long are taken back
+	Flush        time.Duration // record finished results at least this often; 0 = derived from the window
+	MaxLinks     int           // links taken from one page; 0 = 5000
+	UntilIdle    bool          // stop once nothing is due and nothing is in flight
+	MaxCycles    int           // stop after this many passes; 0 = no limit
+	StopGrace    time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Meta         *meta.Store   // fetch history; nil = LIST.meta beside the list
+	ArchiveAfter int           // 404 answers in a row before a page is archived (410: at once); 0 = 2
+	ConfirmGone  time.Duration // wait between those attempts; 0 = a minute or a quarter window if shorter
+	Logger       *slog.Logger  // nil discards
+	Now          func() time.Time
 }
 
 // Summary is what a run did.
 type Summary struct {
 	Cycles    int
 	Fetched   int // pages fetched with a 2xx answer and written
+	Unchanged int // pages found unchanged (304, or the same body): copy kept, time advanced
 	Archived  int
 	Errors    int
 	Bytes     int64
@@ -89,8 +102,12 @@ type Engine struct {
 	mu      sync.Mutex // guards the fields below
 	results []list.Result
 	adds    []list.Add
-	sum     Summary
-	wake    chan struct{} // a fetch finished
+	history []meta.Record // records to store before the next pass
+	// pendingHistory is what the pass being built stores first; owned by
+	// the Run loop.
+	pendingHistory []meta.Record
+	sum            Summary
+	wake           chan struct{} // a fetch finished
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -108,6 +125,15 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	if cfg.MaxLinks == 0 {
 		cfg.MaxLinks = 5000
 	}
+	if cfg.ArchiveAfter <= 0 {
+		cfg.ArchiveAfter = 2
+	}
+	if cfg.ConfirmGone <= 0 {
+		cfg.ConfirmGone = min(time.Minute, max(cfg.Profile.Window/4, time.Millisecond))
+	}
+	if cfg.Meta == nil {
+		cfg.Meta = meta.Open(l.Path()+meta.Suffix, time.Minute)
+	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
 	}
@@ -123,11 +149,13 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 			scope[hostOf(s)] = true
 		}
 	}
-	return &Engine{
-		cfg: cfg, list: l, mirror: m, fetch: f, log: cfg.Logger, scope: scope,
+	e := &Engine{
+		cfg: cfg, list: l, mirror: m, log: cfg.Logger, scope: scope,
 		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
 		wake: make(chan struct{}, 1),
 	}
+	e.fetch = f.WithFollow(e.inScope) // redirects never leave the scope
+	return e
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
@@ -161,7 +189,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	defer flush.Stop()
 	for {
 		c := e.cycle(first, len(inflight))
-		if err := e.list.Run(ctx, c); err != nil {
+		if err := e.runPass(ctx, c); err != nil {
 			if ctx.Err() == nil {
 				runErr = err
 			}
@@ -175,12 +203,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			delete(inflight, r.URL)
 		}
 		epoch := e.epoch.Load()
+		recs := e.records(c.Claimed)
 		for _, en := range c.Claimed {
 			if en.Level == 0 {
 				e.widenScope(en.URL) // a start URL seeded while running
 			}
 			inflight[en.URL] = true
-			work <- job{en, epoch} // never blocks: in flight ≤ batch = cap(work)
+			work <- job{en, epoch, recs[en.URL]} // never blocks: in flight ≤ batch = cap(work)
 		}
 		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
@@ -238,7 +267,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	c := e.cycle(false, 0)
 	c.ReleaseOwn = true
 	c.Pick = nil
-	if err := e.list.Run(lctx, c); err != nil {
+	if err := e.runPass(lctx, c); err != nil {
 		if runErr == nil {
 			runErr = fmt.Errorf("last pass: %w", err)
 		} else {
@@ -251,10 +280,12 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	return e.sum, runErr
 }
 
-// job is a claimed line and the epoch of the pass that claimed it.
+// job is a claimed line, the epoch of the pass that claimed it, and its
+// history.
 type job struct {
 	en    list.Entry
 	epoch int64
+	rec   meta.Record
 }
 
 // beat records a heartbeat published at now. A gap of more than half the
@@ -319,6 +350,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 		Add: e.adds, Results: e.results, ReleaseOwn: first,
 	}
 	e.adds, e.results = nil, nil
+	e.pendingHistory, e.history = e.history, nil
 	sum := e.sum
 	e.mu.Unlock()
 	if first {
@@ -326,13 +358,18 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
 		}
 	}
+	// The results this pass records are no longer in flight once it has
+	// run: top the batch up as if they were gone already, or a pass that
+	// records a full batch would claim nothing (and an --until-idle run
+	// would stop there).
+	inflight -= len(c.Results)
 	if want := e.cfg.Profile.Batch - inflight; want > 0 {
 		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: e.retry.skip(now)}
 	}
 	p := e.cfg.Profile
 	arch, slow, errs := e.obs.snapshot(now.Add(-24 * time.Hour))
 	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
-		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
+		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Unchanged: sum.Unchanged, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
 		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs})
 	return c
 }
@@ -347,6 +384,7 @@ type Status struct {
 	StaleSec  float64 `json:"stale_s"`
 	Batch     int     `json:"batch"`
 	Fetched   int     `json:"fetched"`
+	Unchanged int     `json:"unchanged"`
 	Errors    int     `json:"errors"`
 	Archived  int     `json:"archived"`
 	InFlight  int     `json:"in_flight"`
@@ -380,6 +418,8 @@ func (e *Engine) requeue(c *list.Cycle) {
 	defer e.mu.Unlock()
 	e.adds = append(c.Add, e.adds...)
 	e.results = append(c.Results, e.results...)
+	e.history = append(e.pendingHistory, e.history...)
+	e.pendingHistory = nil
 }
 
 func (e *Engine) account(c *list.Cycle) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -41,6 +42,9 @@ func (s *fakeSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st = http.StatusNotFound
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if st >= 300 && st < 400 {
+		w.Header().Set("Location", body) // a redirect's body is its target
+	}
 	w.WriteHeader(st)
 	w.Write([]byte(body))
 }
@@ -114,7 +118,7 @@ func (v *env) file(t *testing.T, rel string) string {
 }
 
 // A copy survives every kind of failure; only a 2xx replaces it, and only
-// 404/410 archive the line.
+// 404 twice in a row or 410 archive the line.
 func TestFailedFetchKeepsCopy(t *testing.T) {
 	v := newEnv(t)
 	v.site.set("/", 200, `<a href="/page">p</a>`)
@@ -137,8 +141,11 @@ func TestFailedFetchKeepsCopy(t *testing.T) {
 		{500, "server error page", list.Error, "version 1"},
 		{503, "", list.Error, "version 1"},
 		{403, "forbidden", list.Error, "version 1"},
-		{404, "not found page", list.Archived, "version 1"},
-		{200, "version 2", list.Downloaded, "version 2"}, // the page came back
+		{404, "not found page", list.Error, "version 1"}, // one 404 is not enough
+		{200, "version 1", list.Downloaded, "version 1"}, // it was a glitch
+		{404, "not found page", list.Error, "version 1"},
+		{404, "not found page", list.Archived, "version 1"}, // confirmed
+		{200, "version 2", list.Downloaded, "version 2"},    // the page came back
 		{410, "gone", list.Archived, "version 2"},
 	}
 	for _, s := range steps {
@@ -211,7 +218,7 @@ func TestStalledSpiderDoesNotWrite(t *testing.T) {
 	en := list.Entry{URL: v.base + "/", Level: 0}
 	e.beat(v.clock.Add(-2 * time.Minute))
 	old := e.epoch.Load()
-	if res, adds := e.store(job{en, old}, page("old"), v.clock); res.State != 0 || adds != nil {
+	if res, adds := e.store(job{en, old, meta.Record{}}, page("old"), &meta.Record{}, v.clock); res.State != 0 || adds != nil {
 		t.Errorf("stalled spider recorded %+v, %v", res, adds)
 	}
 	if _, err := v.m.Stat("127.0.0.1"); err == nil {
@@ -221,14 +228,14 @@ func TestStalledSpiderDoesNotWrite(t *testing.T) {
 	if e.epoch.Load() == old {
 		t.Fatal("a gap longer than half the lease did not start a new epoch")
 	}
-	if res, _ := e.store(job{en, old}, page("old"), v.clock); res.State != 0 {
+	if res, _ := e.store(job{en, old, meta.Record{}}, page("old"), &meta.Record{}, v.clock); res.State != 0 {
 		t.Errorf("claim from before the gap recorded %+v", res)
 	}
-	if res, _ := e.store(job{en, e.epoch.Load()}, page("new"), v.clock); res.State != list.Downloaded {
+	if res, _ := e.store(job{en, e.epoch.Load(), meta.Record{}}, page("new"), &meta.Record{}, v.clock); res.State != list.Downloaded {
 		t.Errorf("fresh claim: %+v", res)
 	}
 	e.beat(v.clock.Add(20 * time.Second)) // a normal gap keeps the epoch
-	if res, _ := e.store(job{en, e.epoch.Load()}, page("new"), v.clock.Add(20*time.Second)); res.State != list.Downloaded {
+	if res, _ := e.store(job{en, e.epoch.Load(), meta.Record{}}, page("new"), &meta.Record{}, v.clock.Add(20*time.Second)); res.State != list.Downloaded {
 		t.Errorf("after a normal beat: %+v", res)
 	}
 }
@@ -250,4 +257,8 @@ func TestSeededHostJoinsScope(t *testing.T) {
 	if e := v.line(t, srvB.URL+"/b-page"); e.State != list.Downloaded {
 		t.Errorf("link on the seeded host not followed: %+v", e)
 	}
+}
+
+func chtimes(root, rel string, t time.Time) error {
+	return os.Chtimes(filepath.Join(root, filepath.FromSlash(rel)), t, t)
 }

@@ -43,32 +43,29 @@ func (p *politeness) wait(ctx context.Context, host string) error {
 	return nil
 }
 
-// backoff keeps URLs that failed out of this process's claims for a while:
-// 1 minute after the first failure, doubling up to 6 hours.
+// backoff keeps URLs that failed out of this process's claims until the
+// time their history says they may be tried again (see failed and gone).
+// Expired entries are dropped at the next pass, so it holds only the URLs
+// waiting now.
 type backoff struct {
 	mu    sync.Mutex
 	until map[string]time.Time
-	fails map[string]int
 }
 
 func newBackoff() *backoff {
-	return &backoff{until: map[string]time.Time{}, fails: map[string]int{}}
+	return &backoff{until: map[string]time.Time{}}
 }
 
-func (b *backoff) fail(url string, now time.Time) {
+func (b *backoff) hold(url string, until time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := b.fails[url]
-	b.fails[url] = n + 1
-	d := time.Minute << min(n, 9)
-	b.until[url] = now.Add(min(d, 6*time.Hour))
+	b.until[url] = until
 }
 
 func (b *backoff) ok(url string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.until, url)
-	delete(b.fails, url)
 }
 
 // skip returns the Picker veto for a pass at now.
@@ -82,6 +79,8 @@ func (b *backoff) skip(now time.Time) func(string) bool {
 	for u, t := range b.until {
 		if now.Before(t) {
 			snap[u] = true
+		} else {
+			delete(b.until, u)
 		}
 	}
 	return func(u string) bool { return snap[u] }

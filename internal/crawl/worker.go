@@ -7,20 +7,29 @@ import (
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
 
-// process fetches one claimed line and queues its result and links. A
-// stopping spider (runCtx done) hands unstarted lines back unfetched.
+// process fetches one claimed line and queues its result, links and
+// history. A stopping spider (runCtx done) hands unstarted lines back
+// unfetched.
 func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	en := j.en
 	res := list.Result{URL: en.URL} // State 0: returned unfetched
 	var adds []list.Add
-	defer func() { e.finish(res, adds) }()
+	var rec *meta.Record
+	defer func() { e.finish(res, adds, rec) }()
 	if runCtx.Err() != nil || ctx.Err() != nil {
+		return
+	}
+	if now := e.cfg.Now(); j.rec.RetryAt.After(now) {
+		// Another spider (or this one before a restart) failed here
+		// recently: hand the line back and leave it alone until then.
+		e.retry.hold(en.URL, j.rec.RetryAt)
 		return
 	}
 	// ctx (not runCtx): when the stop grace runs out, a job waiting for
@@ -29,8 +38,8 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		return
 	}
 	began := time.Now()
-	resp, err := e.fetch.Get(ctx, en.URL, nil)
-	if err == nil || fetch.Gone(err) {
+	resp, err := e.fetch.Get(ctx, en.URL, e.conditional(en, j.rec))
+	if err == nil || fetch.Gone(err) || fetch.NotModified(err) {
 		e.obs.fetched(hostOf(en.URL), time.Since(began))
 	}
 	now := e.cfg.Now()
@@ -38,38 +47,70 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		// Whatever happened, the line may be another spider's by now.
 		return
 	}
+	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled)) {
+		return // stopped mid-fetch: hand the line back untouched
+	}
+	h := attempted(j.rec, en.URL, now)
+	rec = &h
 	switch {
 	case err == nil:
-		res, adds = e.store(j, resp, now)
+		res, adds = e.store(j, resp, rec, now)
+		if res.State == 0 {
+			rec = nil // dropped: another spider may own the line now
+		}
+	case fetch.NotModified(err) && en.File != "":
+		// The copy is current: its time advances, the file stays.
+		*rec = notModified(*rec, now)
+		res.State, res.File, res.Modified = list.Downloaded, en.File, now
+		e.retry.ok(en.URL)
+		e.count(func(s *Summary) { s.Unchanged++ })
+		e.log.Debug("not modified", "url", en.URL)
 	case fetch.Gone(err):
+		var archive bool
+		*rec, archive = gone(*rec, err, e.cfg.ArchiveAfter, e.cfg.ConfirmGone, now)
+		if !archive {
+			// Not confirmed yet: like any failure, the copy is kept and
+			// the line waits for the next attempt.
+			res.State = list.Error
+			if en.State == list.Archived {
+				res.State = list.Archived // still gone; keep it archived
+			}
+			if en.File == "" {
+				res.Modified = now
+			}
+			e.retry.hold(en.URL, rec.RetryAt)
+			e.log.Info("not found; archived once confirmed", "url", en.URL, "attempt", rec.NotFound, "of", e.cfg.ArchiveAfter)
+			return
+		}
 		// The copy is kept; the line says the page is gone and since when
 		// it was last seen gone, so it is checked again a window later.
 		res.State, res.Modified = list.Archived, now
 		e.count(func(s *Summary) { s.Archived++ })
 		if en.State != list.Archived {
 			e.obs.archived(en.URL, now)
+			e.log.Info("gone", "url", en.URL, "err", err)
 		}
-		e.log.Info("gone", "url", en.URL, "err", err)
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
-		// Stopped mid-fetch: hand the line back untouched.
 	default:
 		// The copy is kept untouched. A line without a copy records the
 		// visit, so it is tried again a window later by every spider, not
-		// at every pass (a line with a copy keeps the copy's time; the
-		// failing spider backs off).
+		// at every pass (a line with a copy keeps the copy's time; every
+		// spider waits for the record's retry time).
+		*rec = failed(*rec, err, now)
 		res.State = list.Error
 		if en.File == "" {
 			res.Modified = now
 		}
-		e.retry.fail(en.URL, now)
+		e.retry.hold(en.URL, rec.RetryAt)
 		e.count(func(s *Summary) { s.Errors++ })
 		e.obs.failed(err)
 		e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
 	}
 }
 
-// store writes a fetched page into the mirror and extracts its links.
-func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result, []list.Add) {
+// store writes a fetched page into the mirror and extracts its links. A
+// body identical to the last one (same checksum) with its copy in place is
+// not written again: the copy's time advances.
+func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.Time) (list.Result, []list.Add) {
 	en := j.en
 	res := list.Result{URL: en.URL}
 	var adds []list.Add
@@ -84,9 +125,20 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 		// The claim may have been taken back and the page fetched again by
 		// another spider since; this copy may be older. Hand the line back.
 		e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", en.URL)
+		*rec = j.rec
 		return res, nil
 	}
+	sum := checksum(resp.Body)
 	file, err := mirror.Path(en.URL, resp.MediaType)
+	if err == nil && sum == j.rec.Checksum && file == en.File {
+		if _, serr := e.mirror.Stat(file); serr == nil {
+			*rec = fetchedOK(*rec, resp, sum, false, now)
+			e.retry.ok(en.URL)
+			res.State, res.File, res.Modified = list.Downloaded, file, now
+			e.count(func(s *Summary) { s.Unchanged++ })
+			return res, adds
+		}
+	}
 	body := resp.Body
 	if err == nil && isHTML(resp.MediaType) {
 		body, err = rewrite.HTML(resp.Body, resp.URL, resp.Header.Get("Content-Type"), e.target(file))
@@ -95,12 +147,14 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 		err = e.mirror.Write(file, body)
 	}
 	if err != nil {
+		*rec = failed(*rec, err, now)
 		res.State = list.Error
-		e.retry.fail(en.URL, now)
+		e.retry.hold(en.URL, rec.RetryAt)
 		e.count(func(s *Summary) { s.Errors++ })
 		e.log.Error("mirror write failed", "url", en.URL, "err", err)
 		return res, adds
 	}
+	*rec = fetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
 	res.State, res.File, res.Modified = list.Downloaded, file, now
 	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
@@ -145,10 +199,13 @@ func (e *Engine) widenScope(u string) {
 
 func hostOf(u string) string { return urlkey.Host(u) }
 
-func (e *Engine) finish(res list.Result, adds []list.Add) {
+func (e *Engine) finish(res list.Result, adds []list.Add, rec *meta.Record) {
 	e.mu.Lock()
 	e.results = append(e.results, res)
 	e.adds = append(e.adds, adds...)
+	if rec != nil {
+		e.history = append(e.history, *rec)
+	}
 	e.mu.Unlock()
 	select {
 	case e.wake <- struct{}{}:

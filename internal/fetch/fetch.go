@@ -90,8 +90,9 @@ func (o Options) withDefaults() Options {
 
 // Client fetches pages. It is safe for concurrent use; make one and share it.
 type Client struct {
-	opt Options
-	hc  *http.Client
+	opt    Options
+	hc     *http.Client
+	follow func(string) bool // nil follows any redirect (WithFollow)
 }
 
 // New returns a Client with the limits o, defaults filled in.

@@ -36,6 +36,9 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 			return &limitError{"redirect loop at " + next, ErrRedirects}
 		}
 	}
+	if c.follow != nil && !c.follow(next) {
+		return &limitError{"redirect out of scope to " + redact(next) + " (not followed)", ErrRedirects}
+	}
 	return nil
 }
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// spider show explains a URL's state from the list and the fetch history:
+// a page that answered 404 once (not archived yet, with the reason and the
+// retry time), a page that answered 304, and a URL the list does not hold.
+func TestShow(t *testing.T) {
+	var mu sync.Mutex
+	gone := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("ETag", `"home-1"`)
+			if r.Header.Get("If-None-Match") == `"home-1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Write([]byte(`<a href="/page">p</a>`))
+		case "/page":
+			if gone {
+				http.NotFound(w, r)
+				return
+			}
+			w.Write([]byte("a page"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	crawl := func() {
+		t.Helper()
+		args := []string{"--profile", "slow", "--until-idle", "--delay", "0", "--window", "1s", "--start", srv.URL + "/", "-q"}
+		if code, out := spiderRun(t, dir, 30*time.Second, args...); code != 0 {
+			t.Fatalf("spider exit %d:\n%s", code, out)
+		}
+	}
+	crawl()
+	mu.Lock()
+	gone = true
+	mu.Unlock()
+	// Both lines are due again after the one-second window; wait for it by
+	// the list's own clock rather than sleeping a guess.
+	eventually(t, 10*time.Second, "lines due again", func() bool {
+		for _, e := range readList(t, dir+"/spider.list") {
+			if time.Since(e.Modified) < 1100*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	})
+	crawl()
+
+	code, out, stderr := runCLI(t, dir, "show", srv.URL+"/page")
+	for _, want := range []string{"state", "error, level 1", "404 on 1 of 2 attempts needed to archive", "retry after", "status 404", "copy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show /page: missing %q in:\n%s%s", want, out, stderr)
+		}
+	}
+	if code != 0 {
+		t.Errorf("show exit %d", code)
+	}
+	code, out, _ = runCLI(t, dir, "show", "--json", srv.URL+"/")
+	var sh Shown
+	if err := json.Unmarshal([]byte(out), &sh); err != nil || code != 0 {
+		t.Fatalf("show --json: exit %d, %v:\n%s", code, err, out)
+	}
+	if !sh.Listed || sh.Line.State != "downloaded" || sh.History == nil || sh.History.Status != 304 ||
+		sh.History.ETag != `"home-1"` || sh.History.Attempts != 2 || sh.Copy == nil || !sh.Copy.Exists {
+		t.Errorf("show --json /: %s", out)
+	}
+	if code, out, _ := runCLI(t, dir, "show", srv.URL+"/never"); code != 0 || !strings.Contains(out, "no line for this URL") {
+		t.Errorf("show of an unknown URL: exit %d:\n%s", code, out)
+	}
+	if code, _, stderr := runCLI(t, dir, "show", "not a url"); code != 2 || !strings.Contains(stderr, "spider: error:") {
+		t.Errorf("show of a bad URL: exit %d:\n%s", code, stderr)
+	}
+}

@@ -1,0 +1,192 @@
+package crawl
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/list"
+)
+
+// The history of a URL (internal/meta) decides three things the list line
+// cannot: which validators a conditional GET sends, whether a 404 is
+// confirmed, and when a failing URL may be tried again. This file is that
+// policy; meta only stores it.
+
+// conditional returns the validators to send for a line: only when the
+// mirror holds the line's copy, so a 304 always has a copy to keep.
+func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
+	if en.File == "" || rec.ETag == "" && rec.LastModified == "" {
+		return nil
+	}
+	if _, err := e.mirror.Stat(en.File); err != nil {
+		return nil // the copy is missing: fetch it whole
+	}
+	h := http.Header{}
+	if rec.ETag != "" {
+		h.Set("If-None-Match", rec.ETag)
+	}
+	if rec.LastModified != "" {
+		h.Set("If-Modified-Since", rec.LastModified)
+	}
+	return h
+}
+
+func checksum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// attempted starts the record of a request made at now.
+func attempted(rec meta.Record, url string, now time.Time) meta.Record {
+	rec.URL = url
+	rec.Attempts++
+	rec.LastAttempt = now.UTC()
+	return rec
+}
+
+// fetchedOK records a 2xx answer; changed says the body differed from the
+// last one.
+func fetchedOK(rec meta.Record, resp *fetch.Response, sum string, changed bool, now time.Time) meta.Record {
+	rec.ETag = clipHeader(resp.Header.Get("ETag"))
+	rec.LastModified = clipHeader(resp.Header.Get("Last-Modified"))
+	rec.Checksum, rec.MediaType, rec.Size = sum, resp.MediaType, int64(len(resp.Body))
+	rec.Status, rec.Error, rec.Fails, rec.NotFound, rec.RetryAt = resp.Status, "", 0, 0, time.Time{}
+	rec.LastOK = now.UTC()
+	rec.RedirectTo = ""
+	if resp.URL != rec.URL {
+		rec.RedirectTo = resp.URL
+	}
+	if changed {
+		rec.Unchanged, rec.LastChanged, rec.Reason = 0, now.UTC(), ""
+	} else {
+		rec.Unchanged++
+		rec.Reason = "unchanged: same body as before"
+	}
+	return rec
+}
+
+// notModified records a 304.
+func notModified(rec meta.Record, now time.Time) meta.Record {
+	rec.Status, rec.Error, rec.Fails, rec.NotFound, rec.RetryAt = http.StatusNotModified, "", 0, 0, time.Time{}
+	rec.LastOK = now.UTC()
+	rec.Unchanged++
+	rec.Reason = "unchanged: 304 Not Modified"
+	return rec
+}
+
+// gone records a 404 or 410 and says whether the page is now archived: a
+// 410 at once, a 404 once it has answered 404 on after consecutive
+// attempts. Until then the next attempt waits confirm.
+func gone(rec meta.Record, err error, after int, confirm time.Duration, now time.Time) (meta.Record, bool) {
+	status := statusOf(err)
+	rec.Status, rec.Error = status, err.Error()
+	rec.NotFound++
+	rec.Fails++
+	if status == http.StatusGone || rec.NotFound >= after {
+		rec.RetryAt = time.Time{}
+		rec.Reason = fmt.Sprintf("archived: the site answered %d", status)
+		if status == http.StatusNotFound {
+			rec.Reason += fmt.Sprintf(" on %d attempts in a row", rec.NotFound)
+		}
+		return rec, true
+	}
+	rec.RetryAt = now.Add(confirm).UTC()
+	rec.Reason = fmt.Sprintf("404 on %d of %d attempts needed to archive; next attempt after %s",
+		rec.NotFound, after, rec.RetryAt.Format(time.RFC3339))
+	return rec, false
+}
+
+// failed records any other failure and when to try again: a minute after
+// the first, doubling up to 6 hours, and never before a Retry-After.
+func failed(rec meta.Record, err error, now time.Time) meta.Record {
+	rec.Status, rec.Error = statusOf(err), err.Error()
+	rec.NotFound = 0
+	rec.Fails++
+	wait := min(time.Minute<<min(rec.Fails-1, 9), 6*time.Hour)
+	if ra := retryAfter(err, now); ra > wait {
+		wait = min(ra, 24*time.Hour)
+	}
+	rec.RetryAt = now.Add(wait).UTC()
+	kind := "permanent error"
+	if fetch.Transient(err) {
+		kind = "transient error"
+	}
+	rec.Reason = fmt.Sprintf("%s, %d in a row; next attempt after %s", kind, rec.Fails, rec.RetryAt.Format(time.RFC3339))
+	return rec
+}
+
+func statusOf(err error) int {
+	var he *fetch.HTTPError
+	if errors.As(err, &he) {
+		return he.StatusCode
+	}
+	return 0
+}
+
+// retryAfter reads a Retry-After header (seconds or an HTTP date) of an
+// HTTP error; 0 if none.
+func retryAfter(err error, now time.Time) time.Duration {
+	var he *fetch.HTTPError
+	if !errors.As(err, &he) || he.Header == nil {
+		return 0
+	}
+	v := he.Header.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// clipHeader keeps a validator only if it is short enough to send back.
+func clipHeader(v string) string {
+	if len(v) > 512 {
+		return ""
+	}
+	return v
+}
+
+// runPass stores the history of the results the pass records, then runs
+// the pass. History first: a crash between the two leaves records newer
+// than the list, which costs nothing (the line is fetched again and the
+// validators still match its copy); the other order could leave the list
+// claiming a copy whose validators were never stored.
+func (e *Engine) runPass(ctx context.Context, c *list.Cycle) error {
+	if err := e.cfg.Meta.Put(e.pendingHistory); err != nil {
+		// History is a cache (see internal/meta): the pass goes on
+		// without it rather than stall the spider.
+		e.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(e.pendingHistory), "err", err)
+	}
+	e.pendingHistory = nil
+	return e.list.Run(ctx, c)
+}
+
+// records returns the history of the claimed lines. Without it the lines
+// are fetched unconditionally, which is slower but correct.
+func (e *Engine) records(claimed []list.Entry) map[string]meta.Record {
+	if len(claimed) == 0 {
+		return nil
+	}
+	keys := make([]string, len(claimed))
+	for i, en := range claimed {
+		keys[i] = en.URL
+	}
+	recs, err := e.cfg.Meta.Get(keys)
+	if err != nil {
+		e.log.Warn("fetch history not read; fetching without it", "err", err)
+	}
+	return recs
+}

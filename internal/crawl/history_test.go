@@ -1,0 +1,285 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/sitetest"
+	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+func TestGoneNeedsConfirmation(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	e404 := &fetch.HTTPError{URL: "u", StatusCode: 404, Status: "404 Not Found"}
+	e410 := &fetch.HTTPError{URL: "u", StatusCode: 410, Status: "410 Gone"}
+	tests := []struct {
+		name     string
+		prior    int // 404s in a row before
+		err      error
+		after    int
+		archived bool
+	}{
+		{"first 404 of 2", 0, e404, 2, false},
+		{"second 404 of 2", 1, e404, 2, true},
+		{"first 404 of 1", 0, e404, 1, true},
+		{"410 at once", 0, e410, 3, true},
+		{"second 404 of 3", 1, e404, 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, arch := gone(meta.Record{NotFound: tt.prior}, tt.err, tt.after, time.Minute, now)
+			if arch != tt.archived {
+				t.Fatalf("archived = %v, want %v (reason %q)", arch, tt.archived, rec.Reason)
+			}
+			if !arch && !rec.RetryAt.Equal(now.Add(time.Minute)) {
+				t.Errorf("unconfirmed 404: retry at %v, want a minute later", rec.RetryAt)
+			}
+			if rec.NotFound != tt.prior+1 || rec.Reason == "" {
+				t.Errorf("record %+v", rec)
+			}
+		})
+	}
+}
+
+func TestFailedBacksOff(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	h := http.Header{}
+	h.Set("Retry-After", "7200")
+	date := http.Header{}
+	date.Set("Retry-After", now.Add(3*time.Hour).Format(http.TimeFormat))
+	bad := http.Header{}
+	bad.Set("Retry-After", "12abc")
+	tests := []struct {
+		name  string
+		fails int
+		err   error
+		wait  time.Duration
+	}{
+		{"first failure", 0, errors.New("reset"), time.Minute},
+		{"third failure", 2, errors.New("reset"), 4 * time.Minute},
+		{"many failures cap at 6h", 40, errors.New("reset"), 6 * time.Hour},
+		{"503 Retry-After seconds", 0, &fetch.HTTPError{StatusCode: 503, Header: h}, 2 * time.Hour},
+		{"429 Retry-After date", 0, &fetch.HTTPError{StatusCode: 429, Header: date}, 3 * time.Hour},
+		{"malformed Retry-After ignored", 0, &fetch.HTTPError{StatusCode: 503, Header: bad}, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := failed(meta.Record{Fails: tt.fails, NotFound: 1}, tt.err, now)
+			if got := rec.RetryAt.Sub(now); got != tt.wait {
+				t.Errorf("wait %v, want %v", got, tt.wait)
+			}
+			if rec.NotFound != 0 || rec.Fails != tt.fails+1 || rec.Error == "" {
+				t.Errorf("record %+v", rec)
+			}
+		})
+	}
+}
+
+// An update pass over a site where one page two levels below the home page
+// changed: everything else answers 304 and keeps its copy, the changed page
+// reaches the mirror, and the home page's 304 does not hide it (wget -N
+// stops at an unchanged page).
+func TestConditionalUpdateFindsDeepChange(t *testing.T) {
+	clock := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	site := sitetest.New(sitetest.Options{Now: func() time.Time { return clock }})
+	srv := httptest.NewServer(site.Handler())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mirror.Open(filepath.Join(dir, "mirror"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	run := func() Summary {
+		now := clock
+		e := New(Config{
+			Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 50},
+			Starts: []string{srv.URL + "/"}, Concurrency: 4, Lease: time.Minute, UntilIdle: true,
+			Now: func() time.Time { return now },
+		}, l, m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+		sum, err := e.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	first := run()
+	pages := len(site.Paths())
+	if first.Fetched != pages {
+		t.Fatalf("first crawl fetched %d, site has %d pages", first.Fetched, pages)
+	}
+	var deep string
+	for p, lv := range site.Levels() {
+		if lv == 2 && strings.HasPrefix(p, "/topic/") && !strings.HasSuffix(p, "/replies") {
+			deep = p
+			break
+		}
+	}
+	if deep == "" {
+		t.Fatal("no topic at level 2")
+	}
+	before, _ := site.Body(deep)
+	site.EditTopic(deep)
+	served := len(site.Requests())
+	clock = clock.Add(2 * time.Hour)
+	second := run()
+
+	status := map[string]int{}
+	count := map[int]int{}
+	for _, r := range site.Requests()[served:] {
+		status[r.Path] = r.Status
+		count[r.Status]++
+	}
+	if status["/"] != http.StatusNotModified {
+		t.Errorf("home answered %d, want 304", status["/"])
+	}
+	if status[deep] != http.StatusOK {
+		t.Errorf("edited page %s answered %d, want 200", deep, status[deep])
+	}
+	if count[http.StatusOK]+count[http.StatusNotModified] != pages || count[http.StatusNotModified] < pages-3 {
+		t.Errorf("update pass answers %v over %d pages: want all but the changed ones 304", count, pages)
+	}
+	if second.Unchanged != count[http.StatusNotModified] || second.Fetched != count[http.StatusOK] {
+		t.Errorf("summary %+v does not match the server's answers %v", second, count)
+	}
+	body, _ := site.Body(deep)
+	file, err := mirror.Path(srv.URL+deep, "text/html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := regexp.MustCompile(`revision \d+`)
+	mark := rev.Find(body)
+	if mark == nil || rev.Find(before) == nil || string(rev.Find(before)) == string(mark) {
+		t.Fatalf("the edit did not change the revision shown: %q then %q", rev.Find(before), mark)
+	}
+	if !strings.Contains(string(got), string(mark)) {
+		t.Errorf("the edit (%s) did not reach the mirror: %s", mark, file)
+	}
+	// Every line is fresh again: unchanged copies had their time advanced.
+	l.Scan(context.Background(), func(e *list.Entry) error {
+		if e.State != list.Downloaded || !e.Modified.Equal(clock) {
+			t.Errorf("after the update pass: %+v", *e)
+		}
+		return nil
+	})
+}
+
+// A 200 with the same body as last time is not written again.
+func TestSameBodyIsNotRewritten(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, "<p>no links, no validators</p>")
+	if sum := v.crawl(t, time.Hour); sum.Fetched != 1 {
+		t.Fatalf("first crawl %+v", sum)
+	}
+	line := v.line(t, v.base+"/")
+	fi, err := v.m.Stat(line.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make the copy recognisable: if it were rewritten, its mtime would move.
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := chtimes(v.mdir, line.File, old); err != nil {
+		t.Fatal(err)
+	}
+	v.clock = v.clock.Add(2 * time.Hour)
+	if sum := v.crawl(t, time.Hour); sum.Unchanged != 1 || sum.Fetched != 0 {
+		t.Fatalf("second crawl %+v, want one unchanged page", sum)
+	}
+	fi2, err := v.m.Stat(line.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi2.ModTime().Equal(old) || fi2.Size() != fi.Size() {
+		t.Errorf("an identical body was written again (mtime %v)", fi2.ModTime())
+	}
+	if got := v.line(t, v.base+"/"); !got.Modified.Equal(v.clock) {
+		t.Errorf("the copy's time did not advance: %+v", got)
+	}
+}
+
+// A redirect in scope is followed, its target becomes a line of its own,
+// and the redirecting URL records where it went; a redirect off scope is
+// not followed at all; a loop ends with an error after a bounded number of
+// requests.
+func TestRedirects(t *testing.T) {
+	v := newEnv(t)
+	other := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
+	osrv := httptest.NewServer(other)
+	t.Cleanup(osrv.Close)
+	other.set("/", 200, "elsewhere")
+	v.site.set("/", 200, `<a href="/old">o</a> <a href="/away">a</a> <a href="/loop1">l</a>`)
+	v.site.set("/old", 301, "/new")
+	v.site.set("/new", 200, "the new page")
+	v.site.set("/away", 302, osrv.URL+"/")
+	v.site.set("/loop1", 302, "/loop2")
+	v.site.set("/loop2", 302, "/loop1")
+	v.crawl(t, time.Hour)
+
+	if got := v.line(t, v.base+"/new"); got.State != list.Downloaded {
+		t.Errorf("redirect target: %+v", got)
+	}
+	if got := v.line(t, v.base+"/old"); got.State != list.Downloaded || got.File == "" {
+		t.Errorf("redirecting URL: %+v, want a copy too so links to it work", got)
+	}
+	store := meta.Open(v.list.Path()+meta.Suffix, time.Second)
+	recs, err := store.Get([]string{v.base + "/old", v.base + "/away", v.base + "/loop1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := recs[v.base+"/old"]; r.RedirectTo != v.base+"/new" {
+		t.Errorf("/old records %+v, want redirect_to /new", r)
+	}
+	if got := v.line(t, v.base+"/away"); got.State != list.Error {
+		t.Errorf("off-scope redirect: %+v, want error", got)
+	}
+	if r := recs[v.base+"/away"]; !strings.Contains(r.Error, "out of scope") {
+		t.Errorf("off-scope redirect records %q", r.Error)
+	}
+	if other.hits["/"] != 0 {
+		t.Errorf("the off-scope target was requested %d times", other.hits["/"])
+	}
+	if got := v.line(t, v.base+"/loop1"); got.State != list.Error || !strings.Contains(recs[v.base+"/loop1"].Error, "loop") {
+		t.Errorf("loop: %+v, %q", got, recs[v.base+"/loop1"].Error)
+	}
+	if n := v.site.hits["/loop1"] + v.site.hits["/loop2"]; n > 4 {
+		t.Errorf("redirect loop made %d requests", n)
+	}
+}
+
+// A pass that records a whole batch claims the next one: an --until-idle
+// run does not stop while lines are due (it did when the batch was full).
+func TestFullBatchKeepsGoing(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a> <a href="/b">b</a>`)
+	v.site.set("/a", 200, "a")
+	v.site.set("/b", 200, "b")
+	now := v.clock
+	e := New(Config{
+		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 1},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Lease: time.Minute, UntilIdle: true,
+		Now: func() time.Time { return now },
+	}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+	sum, err := e.Run(context.Background())
+	if err != nil || sum.Fetched != 3 {
+		t.Errorf("batch 1: fetched %d of 3 pages (%v)", sum.Fetched, err)
+	}
+}

@@ -1,0 +1,254 @@
+// Package meta keeps, for each URL of a list, what its list line has no
+// room for: the server's validators (ETag, Last-Modified), a checksum of
+// the last body, the last HTTP status and error, attempt counts, when to
+// try again, and where a redirect went. It is one bbolt file beside the
+// list (LIST.meta), safe for any number of processes.
+//
+// A Store opens the file for one transaction at a time and closes it again:
+// bbolt holds an exclusive flock while the file is open for writing, so
+// spiders that share a list take turns, each for the few milliseconds of one
+// batch read or write, never while fetching. A reader (spider show) takes a
+// shared lock. bbolt commits are crash-safe (copy-on-write pages and a
+// checksummed meta page), so a spider killed mid-write leaves the previous
+// transaction intact.
+//
+// What is stored is a cache of the fetch history, not the truth about the
+// mirror: the list says which copy the mirror holds. Losing a record costs
+// one unconditional GET, a restarted 404 count, or a forgotten retry time;
+// it never loses a copy.
+package meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Record is everything known about one URL beyond its list line.
+type Record struct {
+	URL          string    `json:"url"`
+	ETag         string    `json:"etag,omitempty"`          // as served with the last 2xx
+	LastModified string    `json:"last_modified,omitempty"` // as served with the last 2xx
+	Checksum     string    `json:"sha256,omitempty"`        // hex SHA-256 of the last 2xx body, as served
+	MediaType    string    `json:"media_type,omitempty"`
+	Size         int64     `json:"size,omitempty"`   // bytes of the last 2xx body
+	Status       int       `json:"status,omitempty"` // HTTP status of the last attempt; 0 = no answer
+	Error        string    `json:"error,omitempty"`  // last attempt's error; "" after a success
+	Reason       string    `json:"reason,omitempty"` // why the line has its state, in words
+	Attempts     int       `json:"attempts"`         // requests made for this URL, all outcomes
+	Fails        int       `json:"fails,omitempty"`  // consecutive failed attempts
+	NotFound     int       `json:"not_found,omitempty"`
+	Unchanged    int       `json:"unchanged,omitempty"` // 304s or identical bodies since the last change
+	LastAttempt  time.Time `json:"last_attempt,omitzero"`
+	LastOK       time.Time `json:"last_ok,omitzero"`      // last 2xx or 304
+	LastChanged  time.Time `json:"last_changed,omitzero"` // last 2xx whose body differed
+	RetryAt      time.Time `json:"retry_at,omitzero"`     // no attempt before this time
+	RedirectTo   string    `json:"redirect_to,omitempty"` // final URL of the last redirect chain
+}
+
+// Store is the metadata file of one list. The zero value is not usable;
+// call Open. A Store is safe for concurrent use.
+type Store struct {
+	path    string
+	timeout time.Duration
+}
+
+// Suffix is appended to the list's path to name its metadata file.
+const Suffix = ".meta"
+
+var (
+	urls = []byte("url") // URL → Record (JSON)
+	sums = []byte("sum") // checksum + " " + URL → nothing: exact duplicates
+)
+
+// Open returns the store at path. The file is created by the first write.
+// timeout bounds each wait for another process's lock.
+func Open(path string, timeout time.Duration) *Store {
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	return &Store{path: path, timeout: timeout}
+}
+
+// Path is the file the store keeps its records in.
+func (s *Store) Path() string { return s.path }
+
+// ErrLocked says another process held the file longer than the timeout.
+var ErrLocked = errors.New("meta: file locked by another process")
+
+func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+	db, err := bolt.Open(s.path, 0o644, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("%w: %s (waited %s)", ErrLocked, s.path, s.timeout)
+		}
+		return nil, fmt.Errorf("meta: open %s: %w", s.path, err)
+	}
+	return db, nil
+}
+
+// Get returns the records of the given URLs that exist.
+func (s *Store) Get(keys []string) (map[string]Record, error) {
+	out := make(map[string]Record, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	db, err := s.open(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	err = db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(urls)
+		if b == nil {
+			return nil
+		}
+		for _, k := range keys {
+			v := b.Get([]byte(k))
+			if v == nil {
+				continue
+			}
+			var r Record
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("meta: record of %s: %w", k, err)
+			}
+			out[k] = r
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Put stores the records, each replacing the URL's previous one, in one
+// durable transaction.
+func (s *Store) Put(recs []Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	db, err := s.open(false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(urls)
+		if err != nil {
+			return err
+		}
+		d, err := tx.CreateBucketIfNotExists(sums)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if r.URL == "" {
+				return errors.New("meta: record without a URL")
+			}
+			if old := b.Get([]byte(r.URL)); old != nil {
+				var o Record
+				if json.Unmarshal(old, &o) == nil && o.Checksum != "" && o.Checksum != r.Checksum {
+					if err := d.Delete(sumKey(o.Checksum, r.URL)); err != nil {
+						return err
+					}
+				}
+			}
+			v, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(r.URL), v); err != nil {
+				return fmt.Errorf("meta: put %s: %w", r.URL, err)
+			}
+			if r.Checksum != "" {
+				if err := d.Put(sumKey(r.Checksum, r.URL), nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func sumKey(sum, url string) []byte { return []byte(sum + " " + url) }
+
+// Same returns up to limit URLs other than url whose last body had the
+// checksum sum: exact duplicates.
+func (s *Store) Same(sum, url string, limit int) ([]string, error) {
+	if sum == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	db, err := s.open(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var out []string
+	prefix := []byte(sum + " ")
+	err = db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(sums)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && len(out) < limit && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			if u := string(k[len(prefix):]); u != url {
+				out = append(out, u)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Duplicates walks every group of two or more URLs whose last bodies were
+// identical, calling fn with the checksum and the URLs; fn returning false
+// stops the walk.
+func (s *Store) Duplicates(fn func(sum string, urls []string) bool) error {
+	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	db, err := s.open(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(sums)
+		if b == nil {
+			return nil
+		}
+		var cur string
+		var group []string
+		flush := func() bool {
+			if len(group) > 1 {
+				return fn(cur, group)
+			}
+			return true
+		}
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			sum, u, _ := strings.Cut(string(k), " ")
+			if sum != cur {
+				if !flush() {
+					return nil
+				}
+				cur, group = sum, nil
+			}
+			group = append(group, u)
+		}
+		flush()
+		return nil
+	})
+}
