@@ -25,6 +25,7 @@ const listUsage = `Usage:
   spider list check [--mirror DIR]        verify the list and its mirror (exit 1 on a problem)
   spider list check --repair              fix what can be fixed safely, after a backup, and check again
   spider list compact                     rewrite the list with its padding restored (after hand edits)
+  spider list duplicates                  URLs whose last bodies were byte-identical, a group a line
 
 Flags:
 `
@@ -99,8 +100,10 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 		}
 		return checkList(ctx, path, dir, stdout)
+	case cmd == "duplicates" && fs.NArg() == 1:
+		return printDuplicates(path, stdout)
 	default:
-		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export, check [--repair], compact"}
+		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export, check [--repair], compact, duplicates"}
 	}
 }
 

@@ -87,3 +87,27 @@ func TestShow(t *testing.T) {
 		t.Errorf("show of a bad URL: exit %d:\n%s", code, stderr)
 	}
 }
+
+// spider list duplicates groups URLs whose bodies are byte-identical.
+func TestListDuplicates(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(`<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`))
+		case "/a", "/b":
+			w.Write([]byte("same body"))
+		default:
+			w.Write([]byte("another body"))
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	if code, out := spiderRun(t, dir, 30*time.Second, "--profile", "slow", "--until-idle", "--delay", "0", "--start", srv.URL+"/", "-q"); code != 0 {
+		t.Fatalf("spider exit %d:\n%s", code, out)
+	}
+	code, out, stderr := runCLI(t, dir, "list", "duplicates")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasSuffix(lines[0], " "+srv.URL+"/a "+srv.URL+"/b") || lines[1] != "# identical bodies: 1 groups, 2 URLs" {
+		t.Errorf("list duplicates: exit %d:\n%s%s", code, out, stderr)
+	}
+}
