@@ -5,9 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
-	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -87,9 +85,9 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 		return res, nil
 	}
 	file, err := mirror.Path(en.URL, resp.MediaType)
-	body := resp.Body
-	if err == nil && isHTML(resp.MediaType) {
-		body, err = rewrite.HTML(resp.Body, resp.URL, resp.Header.Get("Content-Type"), e.target(file))
+	var body []byte
+	if err == nil {
+		body, err = e.transform(file, resp)
 	}
 	if err == nil {
 		err = e.mirror.Write(file, body)
@@ -106,19 +104,17 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
 
-	if isHTML(resp.MediaType) {
-		links, err := extract.HTML(resp.URL, resp.Header.Get("Content-Type"), resp.Body)
-		if err != nil {
-			e.log.Warn("links not extracted", "url", en.URL, "err", err)
+	links, err := e.links(resp)
+	if err != nil {
+		e.log.Warn("links not extracted", "url", en.URL, "err", err)
+	}
+	for i, l := range links {
+		if i >= e.cfg.MaxLinks {
+			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
+			break
 		}
-		for i, l := range links {
-			if i >= e.cfg.MaxLinks {
-				e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
-				break
-			}
-			if e.inScope(l.URL) && en.Level < list.MaxLevel {
-				adds = append(adds, list.Add{URL: l.URL, Level: en.Level + 1})
-			}
+		if e.inScope(l.URL) && en.Level < list.MaxLevel {
+			adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
 	}
 	return res, adds

@@ -112,6 +112,9 @@ func (c *collector) tree(root *html.Node) []Link {
 	doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		n := s.Get(0)
 		c.element(n.Data, n.Attr)
+		if n.Data == "style" && n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
+			c.css("style", []byte(n.FirstChild.Data))
+		}
 		return len(c.links) < MaxLinks
 	})
 	return c.links
@@ -146,6 +149,9 @@ func (c *collector) tokens(open func() io.Reader) []Link {
 				z.NextIsNotRawText() // scripting is off: its content is markup
 			}
 			c.element(t.Data, t.Attr)
+			if t.Data == "style" && z.Next() == html.TextToken {
+				c.css("style", z.Text())
+			}
 		}
 	}
 	return c.links
