@@ -44,10 +44,13 @@ type Config struct {
 	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
 	MaxLinks    int           // links taken from one page; 0 = 5000
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
-	MaxCycles   int           // stop after this many passes; 0 = no limit
-	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
-	Logger      *slog.Logger  // nil discards
-	Now         func() time.Time
+	// RemoveArchived removes the copy of a page its site removed (404,
+	// 410) instead of keeping it with a banner; see archive.go.
+	RemoveArchived bool
+	MaxCycles      int           // stop after this many passes; 0 = no limit
+	StopGrace      time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Logger         *slog.Logger  // nil discards
+	Now            func() time.Time
 }
 
 // Summary is what a run did.
@@ -78,6 +81,7 @@ type Engine struct {
 	polite   *politeness
 	retry    *backoff
 	started  time.Time
+	changes  changeLog // for the mirror's index: changes.go
 	// lastBeat is when this spider last published its heartbeat (unix ns),
 	// by a pass or by the heartbeat ticker; epoch counts the gaps between
 	// two beats longer than half the lease: a spider that was stopped (or
@@ -171,6 +175,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		first = false
 		e.beat(c.Now)
 		e.account(c)
+		e.publish(false)
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
@@ -247,6 +252,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	} else {
 		e.account(c)
 	}
+	e.publish(true)
 	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
 	return e.sum, runErr
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -53,6 +54,7 @@ type env struct {
 	mdir  string
 	m     *mirror.Mirror
 	clock time.Time
+	cfg   func(*Config) // if set, changes the config of the next crawls
 }
 
 func newEnv(t *testing.T) *env {
@@ -78,11 +80,15 @@ func newEnv(t *testing.T) *env {
 func (v *env) crawl(t *testing.T, window time.Duration) Summary {
 	t.Helper()
 	now := v.clock
-	e := New(Config{
+	cfg := Config{
 		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: window, MaxLevel: -1, Batch: 10},
 		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true,
 		Now: func() time.Time { return now },
-	}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
+	}
+	if v.cfg != nil {
+		v.cfg(&cfg)
+	}
+	e := New(cfg, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
 	sum, err := e.Run(context.Background())
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -153,7 +159,12 @@ func TestFailedFetchKeepsCopy(t *testing.T) {
 		if got.State != s.wantState || got.Spider != "" {
 			t.Errorf("after %d: line %+v, want state %v, unclaimed", s.status, got, s.wantState)
 		}
-		if c := v.file(t, first.File); c != s.wantCopy {
+		// An archived copy carries a banner; a fresh copy none.
+		c := v.file(t, first.File)
+		if banner := rewrite.HasBanner([]byte(c)); banner != (s.wantState == list.Archived) {
+			t.Errorf("after %d: banner %v in %q", s.status, banner, c)
+		}
+		if c := string(rewrite.Unbanner([]byte(c))); c != s.wantCopy {
 			t.Errorf("after %d: copy %q, want %q", s.status, c, s.wantCopy)
 		}
 	}

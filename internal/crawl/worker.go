@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -47,6 +48,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		if en.State != list.Archived {
 			e.obs.archived(en.URL, now)
 		}
+		e.archive(en, now)
 		e.log.Info("gone", "url", en.URL, "err", err)
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		// Stopped mid-fetch: hand the line back untouched.
@@ -89,7 +91,9 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 	if err == nil {
 		body, err = e.transform(file, resp)
 	}
+	var ev mirrorindex.Event
 	if err == nil {
+		ev = e.change(en, file, body, now)
 		err = e.mirror.Write(file, body)
 	}
 	if err != nil {
@@ -100,6 +104,7 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 		return res, adds
 	}
 	e.retry.ok(en.URL)
+	e.note(ev)
 	res.State, res.File, res.Modified = list.Downloaded, file, now
 	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
