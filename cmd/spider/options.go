@@ -39,6 +39,8 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
+	// RemoveArchived: config remove_archived (no flag).
+	RemoveArchived bool
 }
 
 // runFlags are the flags of the main command.
@@ -110,6 +112,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setPtr(&s.Concurrency, cfg.Concurrency)
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
+	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)
