@@ -63,9 +63,12 @@ type Config struct {
 	Lease       *Duration `toml:"lease"`
 	// RemoveArchived deletes the copy of a page its site removed instead
 	// of keeping it with an "archived" banner.
-	RemoveArchived *bool                    `toml:"remove_archived"`
-	Fetch          FetchConfig              `toml:"fetch"`
-	Profile        map[string]ProfileConfig `toml:"profile"`
+	RemoveArchived *bool `toml:"remove_archived"`
+	// CaseInsensitiveNames names mirror files for a case-insensitive file
+	// system (mirror.Layout.FoldCase).
+	CaseInsensitiveNames *bool                    `toml:"case_insensitive_names"`
+	Fetch                FetchConfig              `toml:"fetch"`
+	Profile              map[string]ProfileConfig `toml:"profile"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -41,6 +41,8 @@ type Settings struct {
 	Fetch       fetch.Options
 	// RemoveArchived: config remove_archived (no flag).
 	RemoveArchived bool
+	// CaseInsensitiveNames: config case_insensitive_names (no flag).
+	CaseInsensitiveNames bool
 }
 
 // runFlags are the flags of the main command.
@@ -113,6 +115,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
+	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)

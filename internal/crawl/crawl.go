@@ -47,10 +47,13 @@ type Config struct {
 	// RemoveArchived removes the copy of a page its site removed (404,
 	// 410) instead of keeping it with a banner; see archive.go.
 	RemoveArchived bool
-	MaxCycles      int           // stop after this many passes; 0 = no limit
-	StopGrace      time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
-	Logger         *slog.Logger  // nil discards
-	Now            func() time.Time
+	// Layout is the mirror's file naming (mirror.Layout): the zero value,
+	// or FoldCase for a mirror on a case-insensitive file system.
+	Layout    mirror.Layout
+	MaxCycles int           // stop after this many passes; 0 = no limit
+	StopGrace time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Logger    *slog.Logger  // nil discards
+	Now       func() time.Time
 }
 
 // Summary is what a run did.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/rewrite"
-	"github.com/spider-mirror/spider/mirror"
 )
 
 // target returns how links on the page saved at file are rewritten: an
@@ -20,7 +19,7 @@ func (e *Engine) target(file string) rewrite.Target {
 		if !e.inScope(abs) {
 			return abs, true
 		}
-		to, err := mirror.Path(abs, guessType(abs, kind))
+		to, err := e.cfg.Layout.Path(abs, guessType(abs, kind))
 		if err != nil {
 			return abs, true
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
-	"github.com/spider-mirror/spider/mirror"
 )
 
 // process fetches one claimed line and queues its result and links. A
@@ -86,7 +85,7 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 		e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", en.URL)
 		return res, nil
 	}
-	file, err := mirror.Path(en.URL, resp.MediaType)
+	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
 	var body []byte
 	if err == nil {
 		body, err = e.transform(file, resp)
