@@ -32,10 +32,35 @@ func CSSURLs(b []byte) []CSSURL {
 	off := 0
 	importAt := -1 // the @import keyword's offset, until its first token
 	imageSet := 0  // nesting depth inside image-set(), 0 outside
+	// Inside a url( whose name is written with escapes ("\\75 rl("), which
+	// the lexer reads as a function: where its argument starts and ends,
+	// -1 before the first token of it.
+	escURL, argStart, argEnd, argQuote, argImport := false, -1, -1, byte(0), false
 	for off < len(b) {
 		tt, tok := l.Next()
 		if tt == css.ErrorToken || len(tok) == 0 || off+len(tok) > len(b) || !bytes.Equal(tok, b[off:off+len(tok)]) {
 			break
+		}
+		if escURL {
+			switch tt {
+			case css.WhitespaceToken, css.CommentToken:
+			case css.RightParenthesisToken:
+				if argStart >= 0 {
+					out = append(out, CSSURL{Start: argStart, End: argEnd, Quote: argQuote, Import: argImport})
+				}
+				escURL = false
+			default:
+				if argStart < 0 {
+					argStart, argEnd = off, off+len(tok)
+					if tt == css.StringToken && len(tok) >= 2 && tok[len(tok)-1] == tok[0] {
+						argStart, argEnd, argQuote = off+1, off+len(tok)-1, tok[0]
+					}
+				} else {
+					escURL = false // more than one token: not a URL this reads
+				}
+			}
+			off += len(tok)
+			continue
 		}
 		switch tt {
 		case css.URLToken:
@@ -47,7 +72,9 @@ func CSSURLs(b []byte) []CSSURL {
 			}
 			importAt = -1
 		case css.FunctionToken, css.LeftParenthesisToken:
-			if imageSet > 0 {
+			if tt == css.FunctionToken && strings.EqualFold(CSSUnescape(tok), "url(") {
+				escURL, argStart, argEnd, argQuote, argImport = true, -1, -1, 0, importAt >= 0
+			} else if imageSet > 0 {
 				imageSet++
 			} else if f := strings.ToLower(string(tok)); f == "image-set(" || f == "-webkit-image-set(" {
 				imageSet = 1
@@ -86,22 +113,28 @@ func urlTokenURL(tok []byte) (CSSURL, bool) {
 	if open < 0 {
 		return CSSURL{}, false
 	}
-	i, j := open+1, len(tok)
+	i := open + 1
+	for i < len(tok) && IsCSSSpace(tok[i]) {
+		i++
+	}
+	if i < len(tok) && (tok[i] == '"' || tok[i] == '\'') {
+		q := tok[i]
+		for k := i + 1; k < len(tok); k++ {
+			switch tok[k] {
+			case '\\':
+				k++
+			case q:
+				return CSSURL{Start: i + 1, End: k, Quote: q}, true
+			}
+		}
+		return CSSURL{Start: i + 1, End: len(tok), Quote: q}, true // unterminated at EOF
+	}
+	j := len(tok)
 	if j > i && tok[j-1] == ')' {
 		j--
 	}
-	for i < j && IsCSSSpace(tok[i]) {
-		i++
-	}
 	for j > i && IsCSSSpace(tok[j-1]) && (j < 2 || tok[j-2] != '\\') {
 		j--
-	}
-	if i < j && (tok[i] == '"' || tok[i] == '\'') {
-		q := tok[i]
-		if j-i >= 2 && tok[j-1] == q {
-			return CSSURL{Start: i + 1, End: j - 1, Quote: q}, true
-		}
-		return CSSURL{Start: i + 1, End: j, Quote: q}, true // unterminated at EOF
 	}
 	return CSSURL{Start: i, End: j}, true
 }
