@@ -24,7 +24,7 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 	if en.File == "" {
 		return
 	}
-	ev := mirrorindex.Event{Time: now, Kind: mirrorindex.Archived, URL: en.URL, Host: hostOf(en.URL), File: en.File}
+	ev := mirrorindex.Event{Time: now, Kind: mirrorindex.Archived, URL: en.URL, Host: hostOf(en.URL), File: en.File, Page: isHTMLFile(en.File)}
 	if en.State == list.Archived {
 		ev.Kind = "" // archived already: no news
 	}

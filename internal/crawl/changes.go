@@ -25,7 +25,7 @@ type changeLog struct {
 // "changed" if the bytes differ from the copy on disk, none (Kind "")
 // otherwise. It reads the old copy, so it must run before the write.
 func (e *Engine) change(en list.Entry, file string, body []byte, now time.Time) mirrorindex.Event {
-	ev := mirrorindex.Event{Time: now, URL: en.URL, Host: hostOf(en.URL), File: file, Bytes: len(body)}
+	ev := mirrorindex.Event{Time: now, URL: en.URL, Host: hostOf(en.URL), File: file, Page: isHTMLFile(file), Bytes: len(body)}
 	switch {
 	case en.File == "":
 		ev.Kind = mirrorindex.New

@@ -39,11 +39,11 @@ func (e *Engine) links(resp *fetch.Response) ([]extract.Link, error) {
 }
 
 // linkLevel is the level of a link of kind found on a line at level: a
-// page or frame is one more link away from the start, but a requisite (an
-// image, style sheet, script) shares its page's level, so that any spider
-// that mirrors a page also mirrors what the page needs to display.
+// page is one more link away from the start, but a requisite (an image,
+// style sheet, script) or a frame shares its page's level, so that any
+// spider that mirrors a page also mirrors what the page needs to display.
 func linkLevel(level int, kind extract.Kind) int {
-	if kind == extract.Requisite {
+	if kind == extract.Requisite || kind == extract.Frame {
 		return level
 	}
 	return min(level+1, list.MaxLevel)

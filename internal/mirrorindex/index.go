@@ -6,11 +6,11 @@
 // Files, all relative to the mirror root:
 //
 //	index.html              the mirrored hosts, with their page and archived counts and last update
-//	recent.html             new, changed, archived and restored pages of the last 24 hours, newest first
+//	recent.html             new, changed, archived and restored pages (HTML) of the last 24 hours, newest first
 //	archive.html            the archived pages (removed from their site, copy kept), newest first
-//	.spider/events.jsonl    the last MaxEvents events, oldest first, one JSON object a line:
-//	                        {"time":"2026-11-21T23:40:05Z","event":"archived","url":"http://h/p","file":"h/p.html"}
-//	.spider/state.json      {"version":1,"hosts":{"h":{"pages":N,"archived":N,"updated":T}},
+//	.spider/events.jsonl    the last MaxEvents events of every file, oldest first, one JSON object a line:
+//	                        {"time":"2026-11-21T23:40:05Z","event":"archived","url":"http://h/p","host":"h","file":"h/p.html","page":true}
+//	.spider/state.json      {"version":1,"hosts":{"h":{"pages":N,"files":N,"archived":N,"updated":T}},
 //	                        "archived":[{"url":U,"file":F,"time":T},...]} (newest first, at most MaxArchived)
 //	.spider/lock            the lock under which all of the above are replaced
 //
@@ -18,7 +18,10 @@
 // different bytes), "archived" (the site answered 404 or 410: the copy is
 // kept, with a banner, or removed with the remove_archived option, then
 // "file" is "") and "restored" (an archived page served again). Counts start
-// when the index does: pages mirrored before it are not counted.
+// when the index does: pages mirrored before it are not counted. A spider
+// publishes its events every few seconds and when it stops; one that is
+// killed loses the events it had not published yet (the list and the
+// files are right all the same: the index is a summary, not a record).
 //
 // Publish merges a batch of events under the lock, so two spiders never
 // interleave, and replaces every file atomically through the Store (the
@@ -74,6 +77,7 @@ type Event struct {
 	URL   string    `json:"url"`
 	Host  string    `json:"host"`
 	File  string    `json:"file"` // relative to the mirror root; "" if the copy was removed
+	Page  bool      `json:"page"` // an HTML page, not an image, style sheet, ...
 	Bytes int       `json:"bytes,omitempty"`
 }
 
@@ -93,8 +97,9 @@ type State struct {
 
 // Host is one mirrored host's counts.
 type Host struct {
-	Pages    int       `json:"pages"`
-	Archived int       `json:"archived"`
+	Pages    int       `json:"pages"`    // HTML pages
+	Files    int       `json:"files"`    // pages and every other file
+	Archived int       `json:"archived"` // pages
 	Updated  time.Time `json:"updated"`
 }
 
@@ -169,10 +174,17 @@ func (st *State) apply(ev Event) {
 	if ev.Time.After(h.Updated) {
 		h.Updated = ev.Time
 	}
+	if ev.Kind == New {
+		h.Files++
+		if ev.Page {
+			h.Pages++
+		}
+	}
+	if !ev.Page {
+		return
+	}
 	i := slices.IndexFunc(st.Archived, func(a ArchivedPage) bool { return a.URL == ev.URL })
 	switch ev.Kind {
-	case New:
-		h.Pages++
 	case Archived:
 		if i < 0 {
 			h.Archived++

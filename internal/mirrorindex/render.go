@@ -38,8 +38,8 @@ td.n { text-align: right; }
 {{end}}
 {{define "index"}}{{template "head" "Mirrored sites"}}
 {{if .Hosts}}<table>
-<tr><th>Host</th><th>Pages</th><th>Archived</th><th>Last update</th></tr>
-{{range .Hosts}}<tr><td><a href="{{href .Index}}">{{.Name}}</a></td><td class="n">{{.Pages}}</td><td class="n">{{.Archived}}</td><td>{{when .Updated}}</td></tr>
+<tr><th>Host</th><th>Pages</th><th>Archived</th><th>Files</th><th>Last update</th></tr>
+{{range .Hosts}}<tr><td><a href="{{href .Index}}">{{.Name}}</a></td><td class="n">{{.Pages}}</td><td class="n">{{.Archived}}</td><td class="n">{{.Files}}</td><td>{{when .Updated}}</td></tr>
 {{end}}</table>{{else}}<p>Nothing mirrored yet.</p>{{end}}
 {{template "foot" .Now}}{{end}}
 {{define "recent"}}{{template "head" "Recent changes"}}
@@ -88,7 +88,7 @@ func renderRecent(log []Event, now time.Time) []byte {
 		if len(recent) == MaxRecent {
 			break
 		}
-		if now.Sub(ev.Time) <= RecentSpan {
+		if ev.Page && now.Sub(ev.Time) <= RecentSpan {
 			recent = append(recent, ev)
 		}
 	}
