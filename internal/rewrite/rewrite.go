@@ -166,7 +166,7 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 				z.NextIsNotRawText()
 			}
 			inStyle = tag == "style" && tt == html.StartTagToken
-			styled := hasAttr && bytes.Contains(lower(raw), []byte("style"))
+			styled := hasAttr && hasStyleAttr(raw)
 			if (tag == "base" || htmlurl.RulesFor(tag) != nil || styled) && off+len(raw) <= len(r.body) &&
 				bytes.Equal(raw, r.body[off:off+len(raw)]) {
 				if attrs, ok := agree(z, raw); ok && !fn(tag, raw, off, attrs) {
