@@ -10,7 +10,8 @@ import (
 // transform returns the bytes written to the mirror at file for a fetched
 // response: a page with its links and CSS pointed into the mirror and its
 // encoding declared in the file; a style sheet with its url()s and @imports
-// pointed into the mirror; anything else as served.
+// pointed into the mirror and its charset declared; anything else as
+// served.
 func (e *Engine) transform(file string, resp *fetch.Response) ([]byte, error) {
 	switch {
 	case isHTML(resp.MediaType):
@@ -21,7 +22,11 @@ func (e *Engine) transform(file string, resp *fetch.Response) ([]byte, error) {
 		}
 		return rewrite.Charset(body, ct), nil
 	case resp.MediaType == "text/css":
-		return rewrite.CSS(resp.Body, resp.URL, e.target(file))
+		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(file))
+		if err != nil {
+			return nil, err
+		}
+		return rewrite.CSSCharset(body, resp.Header.Get("Content-Type")), nil
 	}
 	return resp.Body, nil
 }
