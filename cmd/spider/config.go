@@ -66,9 +66,12 @@ type Config struct {
 	RemoveArchived *bool `toml:"remove_archived"`
 	// CaseInsensitiveNames names mirror files for a case-insensitive file
 	// system (mirror.Layout.FoldCase).
-	CaseInsensitiveNames *bool                    `toml:"case_insensitive_names"`
-	Fetch                FetchConfig              `toml:"fetch"`
-	Profile              map[string]ProfileConfig `toml:"profile"`
+	CaseInsensitiveNames *bool `toml:"case_insensitive_names"`
+	// ForeignRequisites mirrors the images, style sheets and scripts of
+	// pages also from hosts out of scope (crawl.Config.ForeignRequisites).
+	ForeignRequisites *bool                    `toml:"foreign_requisites"`
+	Fetch             FetchConfig              `toml:"fetch"`
+	Profile           map[string]ProfileConfig `toml:"profile"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -43,6 +43,8 @@ type Settings struct {
 	RemoveArchived bool
 	// CaseInsensitiveNames: config case_insensitive_names (no flag).
 	CaseInsensitiveNames bool
+	// ForeignRequisites: config foreign_requisites (no flag), default true.
+	ForeignRequisites bool
 }
 
 // runFlags are the flags of the main command.
@@ -103,6 +105,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
+	s.ForeignRequisites = true
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
 
@@ -116,6 +119,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.Lease, cfg.Lease)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
+	setPtr(&s.ForeignRequisites, cfg.ForeignRequisites)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)

@@ -49,11 +49,14 @@ type Config struct {
 	RemoveArchived bool
 	// Layout is the mirror's file naming (mirror.Layout): the zero value,
 	// or FoldCase for a mirror on a case-insensitive file system.
-	Layout    mirror.Layout
-	MaxCycles int           // stop after this many passes; 0 = no limit
-	StopGrace time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
-	Logger    *slog.Logger  // nil discards
-	Now       func() time.Time
+	Layout mirror.Layout
+	// ForeignRequisites mirrors the requisites of pages (images, style
+	// sheets, scripts, fonts) on any host, not only on hosts in scope.
+	ForeignRequisites bool
+	MaxCycles         int           // stop after this many passes; 0 = no limit
+	StopGrace         time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Logger            *slog.Logger  // nil discards
+	Now               func() time.Time
 }
 
 // Summary is what a run did.

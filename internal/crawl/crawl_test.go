@@ -43,6 +43,9 @@ func (s *fakeSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st = http.StatusNotFound
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if strings.HasSuffix(r.URL.Path, ".png") {
+		w.Header().Set("Content-Type", "image/png")
+	}
 	w.WriteHeader(st)
 	w.Write([]byte(body))
 }

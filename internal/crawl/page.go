@@ -43,6 +43,15 @@ func (e *Engine) links(resp *fetch.Response) ([]extract.Link, error) {
 	return nil, nil
 }
 
+// mirrors reports whether the spider mirrors the link u of kind: a link to
+// a host in scope, or, with Config.ForeignRequisites, a requisite (image,
+// style sheet, script, font) on any host, so that a page looks in the
+// mirror as it does online even when its site loads them from elsewhere
+// (a CDN). Pages and frames on other hosts are never followed.
+func (e *Engine) mirrors(u string, kind extract.Kind) bool {
+	return e.inScope(u) || e.cfg.ForeignRequisites && kind == extract.Requisite
+}
+
 // linkLevel is the level of a link of kind found on a line at level: a
 // page is one more link away from the start, but a requisite (an image,
 // style sheet, script) or a frame shares its page's level, so that any

@@ -117,7 +117,7 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
-		if e.inScope(l.URL) && en.Level < list.MaxLevel {
+		if e.mirrors(l.URL, l.Kind) && en.Level < list.MaxLevel {
 			adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
 	}
