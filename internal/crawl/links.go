@@ -30,7 +30,8 @@ func (e *Engine) target(file string) rewrite.Target {
 // guessType guesses the media type a link's target will be served with,
 // which decides its file name in the mirror (".html" is added to pages).
 // It goes by the extension, and for names without a telling one by the
-// link's kind: pages and frames are HTML, requisites keep their name.
+// link's kind: style sheets are CSS, pages and frames HTML, other
+// requisites keep their name.
 func guessType(u string, kind extract.Kind) string {
 	p := u
 	if i := strings.IndexAny(p, "?"); i >= 0 {
@@ -42,6 +43,11 @@ func guessType(u string, kind extract.Kind) string {
 		return "text/html"
 	case ".css":
 		return "text/css"
+	}
+	if kind == extract.Style {
+		return "text/css" // a style sheet, whatever its name
+	}
+	switch ext {
 	case "", ".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".cfm":
 		if kind == extract.Requisite {
 			return ""

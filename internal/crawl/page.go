@@ -49,7 +49,7 @@ func (e *Engine) links(resp *fetch.Response) ([]extract.Link, error) {
 // mirror as it does online even when its site loads them from elsewhere
 // (a CDN). Pages and frames on other hosts are never followed.
 func (e *Engine) mirrors(u string, kind extract.Kind) bool {
-	return e.inScope(u) || e.cfg.ForeignRequisites && kind == extract.Requisite
+	return e.inScope(u) || e.cfg.ForeignRequisites && (kind == extract.Requisite || kind == extract.Style)
 }
 
 // linkLevel is the level of a link of kind found on a line at level: a
@@ -57,7 +57,7 @@ func (e *Engine) mirrors(u string, kind extract.Kind) bool {
 // style sheet, script) or a frame shares its page's level, so that any
 // spider that mirrors a page also mirrors what the page needs to display.
 func linkLevel(level int, kind extract.Kind) int {
-	if kind == extract.Requisite || kind == extract.Frame {
+	if kind == extract.Requisite || kind == extract.Style || kind == extract.Frame {
 		return level
 	}
 	return min(level+1, list.MaxLevel)

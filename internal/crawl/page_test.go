@@ -21,6 +21,7 @@ func TestLinkLevel(t *testing.T) {
 		{0, extract.Page, 1},
 		{3, extract.Page, 4},
 		{3, extract.Requisite, 3},
+		{3, extract.Style, 3},
 		{3, extract.Frame, 3},
 		{list.MaxLevel, extract.Page, list.MaxLevel},
 	} {

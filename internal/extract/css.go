@@ -9,8 +9,9 @@ import (
 
 // CSS returns the URLs a style sheet served at base refers to (url(),
 // @import, image-set() strings), absolute and canonical, deduplicated, in
-// order, all of Kind Requisite with Tag "" and Attr "url" or "@import": the
-// images, fonts and sheets it needs to display. The sheet is read as UTF-8;
+// order, with Tag "": of Kind Style and Attr "@import" for the sheets it
+// imports, of Kind Requisite and Attr "url" for the images and fonts it
+// needs to display. The sheet is read as UTF-8;
 // CSS escapes in a URL are undone. At most MaxInput bytes are read and
 // MaxLinks links returned.
 //
@@ -30,19 +31,22 @@ func CSS(base string, body []byte) ([]Link, error) {
 
 // css records the URLs of the CSS text b (already decoded to UTF-8) found
 // in element tag ("" for a style sheet): as tag[style] for a style
-// attribute's value, as tag "style" for a <style> element's text.
+// attribute's value, as tag "style" for a <style> element's text, with
+// Attr "@import" for an @import.
 func (c *collector) css(tag string, b []byte) {
 	for _, u := range htmlurl.CSSURLs(b) {
 		attr := "url"
 		switch {
-		case tag == "":
-			if u.Import {
-				attr = "@import"
-			}
-		case tag != "style":
+		case u.Import:
+			attr = "@import"
+		case tag != "" && tag != "style":
 			attr = "style"
 		}
-		c.add(htmlurl.CSSUnescape(b[u.Start:u.End]), Requisite, tag, attr)
+		kind := Requisite
+		if u.Import {
+			kind = Style
+		}
+		c.add(htmlurl.CSSUnescape(b[u.Start:u.End]), kind, tag, attr)
 	}
 }
 

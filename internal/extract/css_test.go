@@ -20,8 +20,8 @@ body { background: url( '../img/bg.png' ) } /* url(/no.png) */
 	for _, l := range links {
 		fmt.Fprintf(&b, "%s %s %s\n", l.Kind, l.Attr, l.URL)
 	}
-	want := `requisite @import http://example.com/css/a.css
-requisite @import http://example.com/b.css
+	want := `style @import http://example.com/css/a.css
+style @import http://example.com/b.css
 requisite url http://example.com/img/bg.png
 requisite url http://other.example.org/o.png
 requisite url http://example.com/css/s.css
@@ -45,7 +45,7 @@ func TestHTMLStyles(t *testing.T) {
 	for _, l := range links {
 		fmt.Fprintf(&b, "%s %s[%s] %s\n", l.Kind, l.Tag, l.Attr, l.URL)
 	}
-	want := `requisite style[url] http://example.com/d/st.css
+	want := `style style[@import] http://example.com/d/st.css
 requisite style[url] http://example.com/p.png
 requisite body[style] http://example.com/d/body.png
 requisite p[style] http://example.com/q.png

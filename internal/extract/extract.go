@@ -53,6 +53,7 @@ const (
 	Page      = htmlurl.Page
 	Frame     = htmlurl.Frame
 	Requisite = htmlurl.Requisite
+	Style     = htmlurl.Style
 )
 
 // A Link is one URL found in a page.

@@ -10,7 +10,8 @@ import (
 
 // CSS returns the style sheet body, served at base, with the URL of every
 // url() and @import string for which target says ok replaced by target's
-// reference (of kind htmlurl.Requisite), and every other byte as served:
+// reference (of kind htmlurl.Style for an @import, else htmlurl.Requisite),
+// and every other byte as served:
 // comments, white space, quotes and the bytes around each URL. The sheet is
 // read as UTF-8 (ASCII-compatible encodings keep their bytes; a non-ASCII
 // byte in a URL that is not UTF-8 is percent-encoded as it is). A URL with
@@ -31,7 +32,7 @@ func CSS(body []byte, base string, target Target) ([]byte, error) {
 		if !ok {
 			continue
 		}
-		if ref, ok := r.ref(v, htmlurl.Requisite); ok {
+		if ref, ok := r.ref(v, cssKind(u)); ok {
 			edits = append(edits, edit{u.Start, u.End, []byte(cssEscape(ref, u.Quote))})
 		}
 	}
@@ -89,7 +90,7 @@ func (r *rewriter) styleText(raw []byte, off int) {
 		if !ok {
 			continue
 		}
-		if ref, ok := r.ref(v, htmlurl.Requisite); ok {
+		if ref, ok := r.ref(v, cssKind(u)); ok {
 			r.links = append(r.links, edit{off + u.Start, off + u.End, []byte(cssEscape(ref, u.Quote))})
 		}
 	}
@@ -116,7 +117,7 @@ func (r *rewriter) styleAttr(raw []byte, off int, a attr) []edit {
 			return nil
 		}
 		// value has decoded the page's encoding already.
-		if ref, ok := r.ref(htmlurl.CSSUnescape([]byte(rs)), htmlurl.Requisite); ok {
+		if ref, ok := r.ref(htmlurl.CSSUnescape([]byte(rs)), cssKind(u)); ok {
 			pieces = append(pieces, piece{u.Start, u.End, cssEscape(ref, u.Quote)})
 		}
 	}
@@ -124,4 +125,13 @@ func (r *rewriter) styleAttr(raw []byte, off int, a attr) []edit {
 		return nil
 	}
 	return []edit{{off + a.v0, off + a.v1, newValue(rv, a.quote, pieces)}}
+}
+
+// cssKind is the kind of a URL in CSS: Style for an @import, else
+// Requisite.
+func cssKind(u htmlurl.CSSURL) htmlurl.Kind {
+	if u.Import {
+		return htmlurl.Style
+	}
+	return htmlurl.Requisite
 }

@@ -31,7 +31,7 @@ func mirrorPath(abs string, kind extract.Kind) string {
 	}
 	if hasQ {
 		p += "?" + q
-		if kind != extract.Requisite {
+		if kind != extract.Requisite && kind != extract.Style {
 			p += ".html"
 		}
 	}
