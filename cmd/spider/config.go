@@ -54,24 +54,20 @@ type FetchConfig struct {
 
 // Config is the TOML configuration file. See config.example.toml.
 type Config struct {
-	List        string    `toml:"list"`
-	Mirror      string    `toml:"mirror"`
-	Start       []string  `toml:"start"`
-	Hosts       []string  `toml:"hosts"`
-	Concurrency *int      `toml:"concurrency"`
-	Delay       *Duration `toml:"delay"`
-	Lease       *Duration `toml:"lease"`
-	// RemoveArchived deletes the copy of a page its site removed instead
-	// of keeping it with an "archived" banner.
-	RemoveArchived *bool `toml:"remove_archived"`
-	// CaseInsensitiveNames names mirror files for a case-insensitive file
-	// system (mirror.Layout.FoldCase).
+	List        string                   `toml:"list"`
+	Mirror      string                   `toml:"mirror"`
+	Start       []string                 `toml:"start"`
+	Hosts       []string                 `toml:"hosts"`
+	Concurrency *int                     `toml:"concurrency"`
+	Delay       *Duration                `toml:"delay"`
+	Lease       *Duration                `toml:"lease"`
+	Fetch       FetchConfig              `toml:"fetch"`
+	Profile     map[string]ProfileConfig `toml:"profile"`
+
+	// The mirror as people browse it; see config.example.toml.
+	RemoveArchived       *bool `toml:"remove_archived"`
 	CaseInsensitiveNames *bool `toml:"case_insensitive_names"`
-	// ForeignRequisites mirrors the images, style sheets and scripts of
-	// pages also from hosts out of scope (crawl.Config.ForeignRequisites).
-	ForeignRequisites *bool                    `toml:"foreign_requisites"`
-	Fetch             FetchConfig              `toml:"fetch"`
-	Profile           map[string]ProfileConfig `toml:"profile"`
+	ForeignRequisites    *bool `toml:"foreign_requisites"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -39,12 +39,11 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
-	// RemoveArchived: config remove_archived (no flag).
-	RemoveArchived bool
-	// CaseInsensitiveNames: config case_insensitive_names (no flag).
-	CaseInsensitiveNames bool
-	// ForeignRequisites: config foreign_requisites (no flag), default true.
-	ForeignRequisites bool
+
+	// The mirror as people browse it: config only, no flags.
+	RemoveArchived       bool // remove_archived, default false
+	CaseInsensitiveNames bool // case_insensitive_names, default false
+	ForeignRequisites    bool // foreign_requisites, default true
 }
 
 // runFlags are the flags of the main command.

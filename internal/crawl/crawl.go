@@ -44,19 +44,15 @@ type Config struct {
 	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
 	MaxLinks    int           // links taken from one page; 0 = 5000
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
-	// RemoveArchived removes the copy of a page its site removed (404,
-	// 410) instead of keeping it with a banner; see archive.go.
-	RemoveArchived bool
-	// Layout is the mirror's file naming (mirror.Layout): the zero value,
-	// or FoldCase for a mirror on a case-insensitive file system.
-	Layout mirror.Layout
-	// ForeignRequisites mirrors the requisites of pages (images, style
-	// sheets, scripts, fonts) on any host, not only on hosts in scope.
-	ForeignRequisites bool
-	MaxCycles         int           // stop after this many passes; 0 = no limit
-	StopGrace         time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
-	Logger            *slog.Logger  // nil discards
-	Now               func() time.Time
+	MaxCycles   int           // stop after this many passes; 0 = no limit
+	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Logger      *slog.Logger  // nil discards
+	Now         func() time.Time
+
+	// Mirror presentation (archive.go, page.go).
+	RemoveArchived    bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
+	Layout            mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
+	ForeignRequisites bool          // mirror the requisites of pages (images, style sheets, scripts, fonts) on any host, not only in scope
 }
 
 // Summary is what a run did.
