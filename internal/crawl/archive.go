@@ -19,7 +19,10 @@ import (
 // is removed instead (the line keeps its file name, now without a file).
 // A page going from another state to archived is an "archived" event of
 // the mirror's index. Failures are logged: the list records the state
-// whatever happens here.
+// whatever happens here. The banner is a read-modify-write of the copy:
+// should the page come back and another spider write it fresh in that very
+// moment, the later write wins, and a bannered copy of a live page is set
+// right by its next fetch.
 func (e *Engine) archive(en list.Entry, now time.Time) {
 	if en.File == "" {
 		return
