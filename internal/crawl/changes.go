@@ -50,12 +50,13 @@ func (e *Engine) note(ev mirrorindex.Event) {
 }
 
 // publish merges the queued events into the mirror's index and regenerates
-// its root pages, at most every publishEvery unless final (the spider is
-// stopping). A failure is logged and the events are kept for the next try.
+// its root pages, at most every publishEvery, and without news only every
+// mirrorindex.Refresh, unless final (the spider is stopping). A failure is logged and the events are kept for the next try.
 func (e *Engine) publish(final bool) {
 	now := e.cfg.Now()
 	e.changes.mu.Lock()
-	if !final && now.Sub(e.changes.last) < publishEvery {
+	idle := len(e.changes.pending) == 0 && !e.changes.last.IsZero()
+	if !final && (now.Sub(e.changes.last) < publishEvery || idle && now.Sub(e.changes.last) < mirrorindex.Refresh) {
 		e.changes.mu.Unlock()
 		return
 	}

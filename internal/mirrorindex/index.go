@@ -50,6 +50,9 @@ const (
 	MaxArchived = 5000  // archived pages kept in state.json and listed on archive.html
 	MaxRecent   = 1000  // rows on recent.html
 	RecentSpan  = 24 * time.Hour
+	// Refresh is how old the pages may grow without news before Publish
+	// regenerates them anyway, so recent.html drops what is no longer recent.
+	Refresh = 10 * time.Minute
 )
 
 // Names of the files, relative to the mirror root.
@@ -90,9 +93,10 @@ type Store interface {
 
 // State is the content of .spider/state.json.
 type State struct {
-	Version  int              `json:"version"`
-	Hosts    map[string]*Host `json:"hosts"`
-	Archived []ArchivedPage   `json:"archived"`
+	Version   int              `json:"version"`
+	Generated time.Time        `json:"generated"` // when the pages were last written
+	Hosts     map[string]*Host `json:"hosts"`
+	Archived  []ArchivedPage   `json:"archived"`
 }
 
 // Host is one mirrored host's counts.
@@ -111,12 +115,14 @@ type ArchivedPage struct {
 }
 
 // Publish adds events to the index and regenerates its pages as of now.
-// With no events it still writes the pages if index.html is missing, so a
-// new mirror has its root page.
+// With no events it writes the pages only if index.html is missing (a new
+// mirror gets its root page) or they are older than Refresh.
 func Publish(s Store, events []Event, now time.Time) error {
 	if len(events) == 0 {
 		if _, err := s.ReadFile(IndexPage); err == nil {
-			return nil
+			if st, err := readState(s); err == nil && now.Sub(st.Generated) < Refresh {
+				return nil
+			}
 		}
 	}
 	unlock, err := s.Lock(LockFile)
@@ -135,6 +141,7 @@ func Publish(s Store, events []Event, now time.Time) error {
 	for _, ev := range events {
 		st.apply(ev)
 	}
+	st.Generated = now
 	log = append(log, events...)
 	if len(log) > MaxEvents {
 		log = log[len(log)-MaxEvents:]

@@ -97,8 +97,16 @@ func TestPublish(t *testing.T) {
 		t.Errorf("archive.html:\n%s", archive)
 	}
 
-	// A day later, recent.html shows nothing, archive.html still the pages.
-	if err := Publish(m, []Event{ev(0, New, "http://c.example/old")}, t0.Add(48*time.Hour)); err != nil {
+	// Without news the pages are left alone for a while, then
+	// regenerated: a day later recent.html shows nothing.
+	before := read(t, m, RecentPage)
+	if err := Publish(m, nil, t0.Add(2*time.Hour+Refresh-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, m, RecentPage) != before {
+		t.Error("pages regenerated without news before Refresh")
+	}
+	if err := Publish(m, nil, t0.Add(48*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if s := read(t, m, RecentPage); !strings.Contains(s, "No changes in the last 24 hours") {
