@@ -134,7 +134,9 @@ func escapeQuery(q string) string {
 // of the SHA-256 of the whole name, then name's extension (from its last
 // '.') if that is at most 8 bytes. The result is 217–220 bytes long, always
 // longer than maxName, so it is never mistaken for a name kept as it is.
-func component(name string) string {
+func component(name string) string { return shorten(name) }
+
+func shorten(name string) string {
 	if len(name) <= maxName {
 		return name
 	}

@@ -29,6 +29,11 @@ func FuzzPath(f *testing.F) {
 	f.Add("http://h/caf%C3%A9", "http://h/caf%c3%a9")
 	f.Add("http://h//", "http://h/%7Bempty%7D/")
 	f.Add("http://h/"+strings.Repeat("é", 120), "http://h/"+strings.Repeat("é", 121))
+	f.Add("http://h/About", "http://h/about")
+	f.Add("http://h/CON.txt", "http://h/con.txt")
+	f.Add("http://h/a.", "http://h/a")
+	f.Add("http://h/%C5%BF", "http://h/s")
+	f.Add("http://h/x?Q=1", "http://h/x?q=1")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		// Whatever Path accepts, canonical or not, is safe.
 		for _, typ := range fuzzTypes {
@@ -58,8 +63,33 @@ func FuzzPath(f *testing.F) {
 				t.Errorf("%q and %q as %q: paths %q and %q, alias keys %q and %q",
 					u1, u2, typ, p1, p2, k1, k2)
 			}
+			// Folding case, the FoldCase layout still tells them apart.
+			f1, err1 := Layout{FoldCase: true}.Path(u1, typ)
+			f2, err2 := Layout{FoldCase: true}.Path(u2, typ)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			if (foldKey(f1) == foldKey(f2)) != (k1 == k2) {
+				t.Errorf("%q and %q as %q: FoldCase paths %q and %q, alias keys %q and %q",
+					u1, u2, typ, f1, f2, k1, k2)
+			}
 		}
 	})
+}
+
+// foldKey is how a case-insensitive file system compares names, near
+// enough: Unicode simple case folding, and Windows' device names and
+// trailing dots and spaces.
+func foldKey(p string) string {
+	comps := strings.Split(strings.ToLower(strings.ToUpper(p)), "/")
+	for i, c := range comps {
+		c = strings.TrimRight(c, ". ")
+		if stem, _, _ := strings.Cut(c, "."); isDevice(stem) {
+			c = "device:" + stem // every name of a device is one file
+		}
+		comps[i] = c
+	}
+	return strings.Join(comps, "/")
 }
 
 // checkURL checks every path of the canonical URL u.
@@ -75,6 +105,12 @@ func checkURL(t *testing.T, u string) {
 			continue
 		}
 		checkPath(t, u, p)
+		if fp, err := (Layout{FoldCase: true}).Path(u, typ); err == nil {
+			checkPath(t, u, fp)
+			if len(fp) > n {
+				t.Errorf("FoldCase Path(%q, %q) is %d bytes, ReserveLen %d", u, typ, len(fp), n)
+			}
+		}
 		if back, ok := unpath(p); ok && back != aliasKey(u, typ) {
 			t.Errorf("Path(%q, %q) = %q reads back as %q, want %q", u, typ, p, back, aliasKey(u, typ))
 		}
@@ -140,11 +176,14 @@ func unpath(p string) (key string, ok bool) {
 			return "", false
 		}
 	}
-	switch comps[0] {
-	case "%2E":
-		comps[0] = "."
-	case "%2E%2E":
+	switch {
+	case comps[0] == "%2E%2E":
 		comps[0] = ".."
+	case strings.HasPrefix(comps[0], "%2E"):
+		comps[0] = "." + comps[0][3:]
+	}
+	if h, ok := strings.CutSuffix(comps[0], "%2Ehtml"); ok {
+		comps[0] = h + ".html"
 	}
 	last := len(comps) - 1
 	for i := 1; i < last; i++ {

@@ -5,6 +5,12 @@
 //
 // # Layout
 //
+// The mirror root holds one directory per host and a few names of its own,
+// which no host directory can take (see the host rule below):
+//
+//	index.html, recent.html, archive.html   pages about the whole mirror (internal/mirrorindex)
+//	.spider/                                 the index a program reads, and its lock
+//
 // Path maps a canonical URL (internal/urlkey) and its response's media type
 // to a slash-separated name relative to the mirror root:
 //
@@ -20,6 +26,8 @@
 //	http://example.com/caf%c3%a9           ""         example.com/caf%c3%a9
 //	http://example.com/a//b                ""         example.com/a/{empty}/b
 //	http://[::1]:8080/                     text/html  [::1]:8080/index.html
+//	http://index.html/                     text/html  index%2Ehtml/index.html
+//	http://.spider/x                       ""         %2Espider/x
 //
 // The rules, in order:
 //
@@ -28,7 +36,9 @@
 //     default port dropped, ':' before any other port (wget's unix mode; no
 //     Windows escaping, the mirror is for Unix file systems). The scheme is
 //     not part of the name. The hosts "." and ".." become "%2E" and
-//     "%2E%2E".
+//     "%2E%2E"; the '.' that starts any other host, and the '.' of a host
+//     ending in ".html", become "%2E", so that no host directory is named
+//     like the root's own files.
 //   - Each path segment is a component. Percent-escapes stay as written,
 //     except that a run of upper-case escapes spelling one valid multi-byte
 //     UTF-8 character is decoded for readability ("caf%C3%A9" → "café").
@@ -64,9 +74,20 @@
 // Every result is filepath.IsLocal and holds no empty, "." or ".." component,
 // no component over 255 bytes, no control character, space, backslash or '#'
 // (so the list file can store it as a space-separated field, and no page is
-// ever named like a temp file). Windows device names (CON, NUL.txt, ...) are
-// harmless on Unix and are not altered. On a case-insensitive file system
-// URLs differing only in letter case would share a file: not supported.
+// ever named like a temp file). Whatever the URL ("..", "%2e%2e", "..%2f",
+// backslashes, NUL, an absolute path, a long one), the result stays under
+// the root: dot segments are refused, '/' and '\' never come out of an
+// escape, and the mirror opens every name through an os.Root as well. A
+// fuzz test (FuzzPath) checks that every result is local and that distinct
+// URLs get distinct names, bar the aliases below.
+//
+// Windows device names (CON, NUL.txt, ...) are ordinary names on Unix and
+// are kept by Path. On a case-insensitive file system URLs differing only in
+// letter case would share a file under Path; Layout{FoldCase: true} (the
+// case_insensitive_names option) marks every name that is not all lower case
+// with a hash of it, and device names and names ending in '.' or ' ' with
+// "{}", so that they stay apart there too (see Layout). ReserveLen bounds
+// the paths of both layouts.
 //
 // A link to one of these files (for rewriting pages) must percent-encode at
 // least '%', '?' and '#' in the name ("page.php%3Fid=1.html"), and start
@@ -90,8 +111,22 @@
 //
 // A file and a directory cannot have one name: /img (served as image/png,
 // so named "img") and /img/a.png need "img" as both; whichever comes second
-// fails to write with the file system's error (ENOTDIR, EEXIST or EISDIR).
-// The .html and .css extensions make this rare for pages.
+// fails to write with the file system's error (ENOTDIR, EEXIST or EISDIR),
+// and neither is ever deleted to make room for the other. The .html and .css
+// extensions make this impossible for pages: /foo as a page is foo.html,
+// beside the directory foo of /foo/bar.
+//
+// # Links, archived pages, root pages
+//
+// The spider (internal/crawl) writes each page with its links already
+// pointing, relatively, at the files their URLs map to here, whether those
+// are mirrored yet or not (internal/rewrite), so the tree can be browsed
+// from disk at every moment, not only after a run. A page the site removed
+// keeps its file and name, so links to it keep working; its copy gets a
+// banner saying so (rewrite.Banner), which a fresh copy does not have. The
+// list records the page as archived, and .spider/state.json lists it too.
+// The root pages and .spider are replaced under a lock on .spider/lock
+// (Lock), with Write like every other file.
 //
 // # Writes, crashes and processes
 //

@@ -34,27 +34,26 @@ const (
 // a '#', a raw '"', '<', '>', '\\', '`', '{' or '}' in the path, a "." or ".."
 // segment, or a result longer than 4096 bytes.
 func Path(canonicalURL, mediaType string) (string, error) {
-	u, err := split(canonicalURL)
-	if err != nil {
-		return "", err
-	}
-	return u.path(typeExt(mediaType))
+	return Layout{}.Path(canonicalURL, mediaType)
 }
 
 // ReserveLen returns an upper bound of len(Path(canonicalURL, t)) over every
 // media type t: the list reserves this many bytes for the file field of a
 // line so the path can be filled in later in place. Path depends on t only
 // through the extension it may append (".html", ".css" or none), so this is
-// the exact maximum. It returns 0 when Path fails for every t.
+// the exact maximum. It bounds the paths of every Layout, so that one list
+// serves a mirror in either. It returns 0 when Path fails for every t.
 func ReserveLen(canonicalURL string) int {
 	u, err := split(canonicalURL)
 	if err != nil {
 		return 0
 	}
 	n := 0
-	for _, ext := range [...]string{"", ".html", ".css"} {
-		if p, err := u.path(ext); err == nil {
-			n = max(n, len(p))
+	for _, fold := range [...]bool{false, true} {
+		for _, ext := range [...]string{"", ".html", ".css"} {
+			if p, err := u.path(ext, fold); err == nil {
+				n = max(n, len(p))
+			}
 		}
 	}
 	return n
@@ -110,7 +109,13 @@ func split(raw string) (parts, error) {
 	return u, nil
 }
 
-func (u parts) path(ext string) (string, error) {
+// path returns the path of u with the media type's extension ext, with
+// names made safe for a case-insensitive file system if fold is set.
+func (u parts) path(ext string, fold bool) (string, error) {
+	component := component
+	if fold {
+		component = func(name string) string { return shorten(foldName(name)) }
+	}
 	var b strings.Builder
 	b.WriteString(component(hostName(u.host)))
 	last := len(u.segs) - 1
@@ -141,7 +146,10 @@ func (u parts) path(ext string) (string, error) {
 }
 
 // hostName is the host directory: host[:port] as in the URL, except that the
-// hosts "." and ".." (valid WHATWG domains) become "%2E" and "%2E%2E"; a
+// hosts "." and ".." (valid WHATWG domains) become "%2E" and "%2E%2E", the
+// '.' that starts any other host becomes "%2E" (".spider" is the mirror's
+// own directory), and the '.' of a host ending in ".html" becomes "%2E"
+// (the mirror's root pages are index.html, recent.html, archive.html). A
 // host never holds a raw '%', so no other host maps there.
 func hostName(h string) string {
 	switch h {
@@ -149,6 +157,12 @@ func hostName(h string) string {
 		return "%2E"
 	case "..":
 		return "%2E%2E"
+	}
+	if strings.HasPrefix(h, ".") {
+		h = "%2E" + h[1:]
+	}
+	if base, ok := strings.CutSuffix(h, ".html"); ok {
+		h = base + "%2Ehtml"
 	}
 	return h
 }

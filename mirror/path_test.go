@@ -57,6 +57,11 @@ var pathTests = []struct {
 	{`http://example.com/q?a\b`, "", "example.com/q?a%5Cb"},
 	{"http://example.com/q?x=caf%C3%A9", "", "example.com/q?x=caf%25C3%25A9"},
 	{"http://example.com/q?%00", "", "example.com/q?%2500"},
+	// Hosts that would meet the mirror's own names at the root.
+	{"http://.spider/", html, "%2Espider/index.html"},
+	{"http://index.html/", html, "index%2Ehtml/index.html"},
+	{"http://RECENT.HTML/x", "", "recent%2Ehtml/x"},
+	{"http://.x.html/", "", "%2Ex%2Ehtml/index.html"},
 	// Ports, IPv6, IDN.
 	{"http://example.com:8080/x", "", "example.com:8080/x"},
 	{"http://example.com:80/", "", "example.com/index.html"},
@@ -254,12 +259,14 @@ func TestReserveLen(t *testing.T) {
 	for _, tt := range pathTests {
 		u := canon(t, tt.url)
 		n, longest := ReserveLen(u), 0
-		for _, typ := range types {
-			p, err := Path(u, typ)
-			if err != nil {
-				t.Fatalf("Path(%q, %q): %v", u, typ, err)
+		for _, l := range []Layout{{}, {FoldCase: true}} {
+			for _, typ := range types {
+				p, err := l.Path(u, typ)
+				if err != nil {
+					t.Fatalf("Path(%q, %q): %v", u, typ, err)
+				}
+				longest = max(longest, len(p))
 			}
-			longest = max(longest, len(p))
 		}
 		if n != longest {
 			t.Errorf("ReserveLen(%q) = %d, longest path %d", u, n, longest)

@@ -54,18 +54,24 @@ type FetchConfig struct {
 
 // Config is the TOML configuration file. See config.example.toml.
 type Config struct {
-	List        string    `toml:"list"`
-	Mirror      string    `toml:"mirror"`
-	Start       []string  `toml:"start"`
-	Hosts       []string  `toml:"hosts"`
-	Concurrency *int      `toml:"concurrency"`
-	Delay       *Duration `toml:"delay"`
-	Lease       *Duration `toml:"lease"`
-	// ArchiveAfter and ConfirmGone: see crawl.Config.
-	ArchiveAfter *int                     `toml:"archive_after"`
-	ConfirmGone  *Duration                `toml:"confirm_gone"`
-	Fetch        FetchConfig              `toml:"fetch"`
-	Profile      map[string]ProfileConfig `toml:"profile"`
+	List        string                   `toml:"list"`
+	Mirror      string                   `toml:"mirror"`
+	Start       []string                 `toml:"start"`
+	Hosts       []string                 `toml:"hosts"`
+	Concurrency *int                     `toml:"concurrency"`
+	Delay       *Duration                `toml:"delay"`
+	Lease       *Duration                `toml:"lease"`
+	Fetch       FetchConfig              `toml:"fetch"`
+	Profile     map[string]ProfileConfig `toml:"profile"`
+
+	// The mirror as people browse it; see config.example.toml.
+	RemoveArchived       *bool `toml:"remove_archived"`
+	CaseInsensitiveNames *bool `toml:"case_insensitive_names"`
+	ForeignRequisites    *bool `toml:"foreign_requisites"`
+
+	// When a 404 archives: see crawl.Config.
+	ArchiveAfter *int      `toml:"archive_after"`
+	ConfirmGone  *Duration `toml:"confirm_gone"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -42,6 +42,11 @@ type Settings struct {
 	// 404 answers in a row before archiving, and the wait between them.
 	ArchiveAfter int
 	ConfirmGone  time.Duration
+
+	// The mirror as people browse it: config only, no flags.
+	RemoveArchived       bool // remove_archived, default false
+	CaseInsensitiveNames bool // case_insensitive_names, default false
+	ForeignRequisites    bool // foreign_requisites, default true
 }
 
 // runFlags are the flags of the main command.
@@ -102,6 +107,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
+	s.ForeignRequisites = true
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
 
@@ -116,6 +122,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.ArchiveAfter = 2
 	setPtr(&s.ArchiveAfter, cfg.ArchiveAfter)
 	setDur(&s.ConfirmGone, cfg.ConfirmGone)
+	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
+	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
+	setPtr(&s.ForeignRequisites, cfg.ForeignRequisites)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)

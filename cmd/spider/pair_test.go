@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/sitetest"
 	"github.com/spider-mirror/spider/list"
 )
@@ -137,8 +138,11 @@ func TestFastAndSlowSideBySide(t *testing.T) {
 		}
 		return false
 	})
-	if got, err := os.ReadFile(filepath.Join(mirrorDir, filepath.FromSlash(gone.File))); err != nil || !bytes.Equal(got, goneBody) {
-		t.Errorf("copy of the deleted page changed or removed: %v", err)
+	// The copy stays, with a banner saying it is archived (written before
+	// the list records the state).
+	if got, err := os.ReadFile(filepath.Join(mirrorDir, filepath.FromSlash(gone.File))); err != nil ||
+		!rewrite.HasBanner(got) || !bytes.Equal(rewrite.Unbanner(got), goneBody) {
+		t.Errorf("copy of the deleted page changed, removed or without its banner: %v", err)
 	}
 
 	// A graceful stop hands every claim back and exits 0.

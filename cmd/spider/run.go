@@ -150,6 +150,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
 		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
+		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames}, ForeignRequisites: s.ForeignRequisites,
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)

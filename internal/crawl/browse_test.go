@@ -17,14 +17,15 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/sitetest"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
 
 // TestMirrorIsBrowsable crawls the test site and then follows every link of
-// every saved page the way a browser does from file://: each relative link
-// must lead to a file in the mirror, and no link may lead to the site's
+// every saved page and every url() of every style sheet the way a browser
+// does from file://: each relative link must lead to a file in the mirror, and no link may lead to the site's
 // own host by an absolute URL (that would leave the mirror).
 func TestMirrorIsBrowsable(t *testing.T) {
 	site := sitetest.New(sitetest.Options{Topics: 25})
@@ -44,14 +45,23 @@ func TestMirrorIsBrowsable(t *testing.T) {
 	if _, err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	pages, links := 0, 0
+	pages, links, sheets := 0, 0, 0
 	filepath.WalkDir(mdir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") && !strings.HasSuffix(p, ".css") {
 			return err
 		}
-		pages++
 		b, _ := os.ReadFile(p)
-		for _, href := range hrefs(b) {
+		refs := hrefs(b)
+		if strings.HasSuffix(p, ".css") {
+			sheets++
+			refs = nil
+			for _, u := range htmlurl.CSSURLs(b) {
+				refs = append(refs, htmlurl.CSSUnescape(b[u.Start:u.End]))
+			}
+		} else {
+			pages++
+		}
+		for _, href := range refs {
 			links++
 			u, err := url.Parse(href)
 			if err != nil {
@@ -74,8 +84,8 @@ func TestMirrorIsBrowsable(t *testing.T) {
 		}
 		return nil
 	})
-	if pages < 30 || links < 100 {
-		t.Errorf("only %d pages and %d links checked", pages, links)
+	if pages < 30 || links < 100 || sheets != 1 {
+		t.Errorf("only %d pages, %d style sheets and %d links checked", pages, sheets, links)
 	}
 }
 

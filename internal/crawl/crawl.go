@@ -43,23 +43,30 @@ import (
 
 // Config is one spider's settings.
 type Config struct {
-	Spider       string        // spider_id in the list
-	Profile      claim.Profile // what and when to claim
-	Starts       []string      // canonical start URLs, added at level 0
-	Hosts        []string      // host[:port]s in scope; empty = the start URLs' hosts. The host of any level-0 line claimed later (spider seed) joins.
-	Concurrency  int           // fetches at once
-	Delay        time.Duration // minimum time between two requests to one host
-	Lease        time.Duration // claims of a spider silent this long are taken back
-	Flush        time.Duration // record finished results at least this often; 0 = derived from the window
-	MaxLinks     int           // links taken from one page; 0 = 5000
-	UntilIdle    bool          // stop once nothing is due and nothing is in flight
-	MaxCycles    int           // stop after this many passes; 0 = no limit
-	StopGrace    time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
-	Meta         *meta.Store   // fetch history; nil = LIST.meta beside the list
+	Spider      string        // spider_id in the list
+	Profile     claim.Profile // what and when to claim
+	Starts      []string      // canonical start URLs, added at level 0
+	Hosts       []string      // host[:port]s in scope; empty = the start URLs' hosts. The host of any level-0 line claimed later (spider seed) joins.
+	Concurrency int           // fetches at once
+	Delay       time.Duration // minimum time between two requests to one host
+	Lease       time.Duration // claims of a spider silent this long are taken back
+	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
+	MaxLinks    int           // links taken from one page; 0 = 5000
+	UntilIdle   bool          // stop once nothing is due and nothing is in flight
+	MaxCycles   int           // stop after this many passes; 0 = no limit
+	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
+	Logger      *slog.Logger  // nil discards
+	Now         func() time.Time
+
+	// Mirror presentation (archive.go, page.go).
+	RemoveArchived    bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
+	Layout            mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
+	ForeignRequisites bool          // mirror the requisites of pages (images, style sheets, scripts, fonts) on any host, not only in scope
+
+	// Fetch history (history.go).
+	Meta         *meta.Store   // nil = LIST.meta beside the list
 	ArchiveAfter int           // 404 answers in a row before a page is archived (410: at once); 0 = 2
 	ConfirmGone  time.Duration // wait between those attempts; 0 = a minute or a quarter window if shorter
-	Logger       *slog.Logger  // nil discards
-	Now          func() time.Time
 }
 
 // Summary is what a run did.
@@ -91,6 +98,7 @@ type Engine struct {
 	polite   *politeness
 	retry    *backoff
 	started  time.Time
+	changes  changeLog // for the mirror's index: changes.go
 	// lastBeat is when this spider last published its heartbeat (unix ns),
 	// by a pass or by the heartbeat ticker; epoch counts the gaps between
 	// two beats longer than half the lease: a spider that was stopped (or
@@ -199,6 +207,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		first = false
 		e.beat(c.Now)
 		e.account(c)
+		e.publish(false)
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
@@ -276,6 +285,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	} else {
 		e.account(c)
 	}
+	e.publish(true)
 	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
 	return e.sum, runErr
 }

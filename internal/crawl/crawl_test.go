@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -45,6 +47,9 @@ func (s *fakeSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if st >= 300 && st < 400 {
 		w.Header().Set("Location", body) // a redirect's body is its target
 	}
+	if strings.HasSuffix(r.URL.Path, ".png") {
+		w.Header().Set("Content-Type", "image/png")
+	}
 	w.WriteHeader(st)
 	w.Write([]byte(body))
 }
@@ -56,6 +61,7 @@ type env struct {
 	mdir  string
 	m     *mirror.Mirror
 	clock time.Time
+	cfg   func(*Config) // if set, changes the config of the next crawls
 }
 
 func newEnv(t *testing.T) *env {
@@ -81,11 +87,15 @@ func newEnv(t *testing.T) *env {
 func (v *env) crawl(t *testing.T, window time.Duration) Summary {
 	t.Helper()
 	now := v.clock
-	e := New(Config{
+	cfg := Config{
 		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: window, MaxLevel: -1, Batch: 10},
 		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true,
 		Now: func() time.Time { return now },
-	}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
+	}
+	if v.cfg != nil {
+		v.cfg(&cfg)
+	}
+	e := New(cfg, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
 	sum, err := e.Run(context.Background())
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -108,13 +118,16 @@ func (v *env) line(t *testing.T, u string) list.Entry {
 	return found
 }
 
+// file returns the content of a mirror file, without the <meta charset>
+// that the spider puts at the start of a page served without one (these
+// pages have no <head>; rewrite.Charset).
 func (v *env) file(t *testing.T, rel string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(v.mdir, filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatalf("mirror file %s: %v", rel, err)
 	}
-	return string(b)
+	return strings.TrimPrefix(string(b), `<meta charset="utf-8">`)
 }
 
 // A copy survives every kind of failure; only a 2xx replaces it, and only
@@ -156,7 +169,12 @@ func TestFailedFetchKeepsCopy(t *testing.T) {
 		if got.State != s.wantState || got.Spider != "" {
 			t.Errorf("after %d: line %+v, want state %v, unclaimed", s.status, got, s.wantState)
 		}
-		if c := v.file(t, first.File); c != s.wantCopy {
+		// An archived copy carries a banner; a fresh copy none.
+		c := v.file(t, first.File)
+		if banner := rewrite.HasBanner([]byte(c)); banner != (s.wantState == list.Archived) {
+			t.Errorf("after %d: banner %v in %q", s.status, banner, c)
+		}
+		if c := string(rewrite.Unbanner([]byte(c))); c != s.wantCopy {
 			t.Errorf("after %d: copy %q, want %q", s.status, c, s.wantCopy)
 		}
 	}

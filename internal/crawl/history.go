@@ -21,9 +21,11 @@ import (
 // policy; meta only stores it.
 
 // conditional returns the validators to send for a line: only when the
-// mirror holds the line's copy, so a 304 always has a copy to keep.
+// mirror holds the line's copy as fetched, so a 304 always has a copy to
+// keep (an archived copy carries a banner: a page that comes back is
+// fetched whole and written afresh without it).
 func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
-	if en.File == "" || rec.ETag == "" && rec.LastModified == "" {
+	if en.File == "" || en.State == list.Archived || rec.ETag == "" && rec.LastModified == "" {
 		return nil
 	}
 	if _, err := e.mirror.Stat(en.File); err != nil {
@@ -37,6 +39,17 @@ func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
 		h.Set("If-Modified-Since", rec.LastModified)
 	}
 	return h
+}
+
+// unchanged reports whether a body with checksum sum, to be saved at file,
+// is the copy the line already has: same checksum as last time, same file,
+// the file in place, and not an archived copy (which carries a banner).
+func (e *Engine) unchanged(en list.Entry, rec meta.Record, file, sum string) bool {
+	if sum != rec.Checksum || file != en.File || en.State == list.Archived {
+		return false
+	}
+	_, err := e.mirror.Stat(file)
+	return err == nil
 }
 
 func checksum(b []byte) string {

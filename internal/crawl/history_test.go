@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/sitetest"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -281,5 +283,57 @@ func TestFullBatchKeepsGoing(t *testing.T) {
 	sum, err := e.Run(context.Background())
 	if err != nil || sum.Fetched != 3 {
 		t.Errorf("batch 1: fetched %d of 3 pages (%v)", sum.Fetched, err)
+	}
+}
+
+// A page that comes back exactly as it was before it was archived (same
+// body, same ETag) is fetched whole and written afresh: its archived copy
+// carries a banner, so neither a 304 nor an unchanged checksum may keep it.
+func TestArchivedPageComesBackUnchanged(t *testing.T) {
+	var gone atomic.Bool
+	var conditional atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gone.Load() {
+			http.Error(w, "gone", http.StatusGone)
+			return
+		}
+		if r.Header.Get("If-None-Match") != "" {
+			conditional.Add(1)
+		}
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Content-Type", "text/html")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Write([]byte("<html><body><p>the same page</p></body></html>"))
+	}))
+	t.Cleanup(srv.Close)
+	v := newEnv(t)
+	v.base = srv.URL
+	step := func(want list.State) list.Entry {
+		t.Helper()
+		v.clock = v.clock.Add(2 * time.Hour)
+		v.crawl(t, time.Hour)
+		got := v.line(t, srv.URL+"/")
+		if got.State != want {
+			t.Fatalf("line %+v, want %v", got, want)
+		}
+		return got
+	}
+	first := step(list.Downloaded)
+	gone.Store(true)
+	step(list.Archived)
+	if b, _ := v.m.ReadFile(first.File); !rewrite.HasBanner(b) {
+		t.Fatalf("archived copy has no banner:\n%s", b)
+	}
+	gone.Store(false)
+	conditional.Store(0)
+	step(list.Downloaded)
+	if b, _ := v.m.ReadFile(first.File); rewrite.HasBanner(b) {
+		t.Errorf("the page came back but its copy keeps the banner:\n%s", b)
+	}
+	if n := conditional.Load(); n != 0 {
+		t.Errorf("%d conditional requests for an archived copy", n)
 	}
 }

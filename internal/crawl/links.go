@@ -7,20 +7,19 @@ import (
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/rewrite"
-	"github.com/spider-mirror/spider/mirror"
 )
 
-// target returns how links on the page saved at file are rewritten: an
-// in-scope link points, relatively, at the file its URL maps to in the
-// mirror, whether or not that file exists yet (it appears when the page is
+// target returns how links on the page saved at file are rewritten: a
+// link the spider mirrors (mirrors) points, relatively, at the file its URL
+// maps to in the mirror, whether or not that file exists yet (it appears when the page is
 // fetched); any other link becomes absolute, so it still reaches the site
 // from a page opened from disk.
 func (e *Engine) target(file string) rewrite.Target {
 	return func(abs string, kind extract.Kind) (string, bool) {
-		if !e.inScope(abs) {
+		if !e.mirrors(abs, kind) {
 			return abs, true
 		}
-		to, err := mirror.Path(abs, guessType(abs, kind))
+		to, err := e.cfg.Layout.Path(abs, guessType(abs, kind))
 		if err != nil {
 			return abs, true
 		}
@@ -31,7 +30,8 @@ func (e *Engine) target(file string) rewrite.Target {
 // guessType guesses the media type a link's target will be served with,
 // which decides its file name in the mirror (".html" is added to pages).
 // It goes by the extension, and for names without a telling one by the
-// link's kind: pages and frames are HTML, requisites keep their name.
+// link's kind: style sheets are CSS, pages and frames HTML, other
+// requisites keep their name.
 func guessType(u string, kind extract.Kind) string {
 	p := u
 	if i := strings.IndexAny(p, "?"); i >= 0 {
@@ -43,6 +43,11 @@ func guessType(u string, kind extract.Kind) string {
 		return "text/html"
 	case ".css":
 		return "text/css"
+	}
+	if kind == extract.Style {
+		return "text/css" // a style sheet, whatever its name
+	}
+	switch ext {
 	case "", ".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".cfm":
 		if kind == extract.Requisite {
 			return ""

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"time"
 
-	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
-	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
-	"github.com/spider-mirror/spider/mirror"
 )
 
 // process fetches one claimed line and queues its result, links and
@@ -90,6 +88,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 			e.obs.archived(en.URL, now)
 			e.log.Info("gone", "url", en.URL, "err", err)
 		}
+		e.archive(en, now)
 	default:
 		// The copy is kept untouched. A line without a copy records the
 		// visit, so it is tried again a window later by every spider, not
@@ -129,21 +128,21 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 		return res, nil
 	}
 	sum := checksum(resp.Body)
-	file, err := mirror.Path(en.URL, resp.MediaType)
-	if err == nil && sum == j.rec.Checksum && file == en.File {
-		if _, serr := e.mirror.Stat(file); serr == nil {
-			*rec = fetchedOK(*rec, resp, sum, false, now)
-			e.retry.ok(en.URL)
-			res.State, res.File, res.Modified = list.Downloaded, file, now
-			e.count(func(s *Summary) { s.Unchanged++ })
-			return res, adds
-		}
+	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
+	if err == nil && e.unchanged(en, j.rec, file, sum) {
+		*rec = fetchedOK(*rec, resp, sum, false, now)
+		e.retry.ok(en.URL)
+		res.State, res.File, res.Modified = list.Downloaded, file, now
+		e.count(func(s *Summary) { s.Unchanged++ })
+		return res, adds
 	}
-	body := resp.Body
-	if err == nil && isHTML(resp.MediaType) {
-		body, err = rewrite.HTML(resp.Body, resp.URL, resp.Header.Get("Content-Type"), e.target(file))
-	}
+	var body []byte
 	if err == nil {
+		body, err = e.transform(file, resp)
+	}
+	var ev mirrorindex.Event
+	if err == nil {
+		ev = e.change(en, file, body, now)
 		err = e.mirror.Write(file, body)
 	}
 	if err != nil {
@@ -156,23 +155,22 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 	}
 	*rec = fetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
+	e.note(ev)
 	res.State, res.File, res.Modified = list.Downloaded, file, now
 	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
 
-	if isHTML(resp.MediaType) {
-		links, err := extract.HTML(resp.URL, resp.Header.Get("Content-Type"), resp.Body)
-		if err != nil {
-			e.log.Warn("links not extracted", "url", en.URL, "err", err)
+	links, err := e.links(resp)
+	if err != nil {
+		e.log.Warn("links not extracted", "url", en.URL, "err", err)
+	}
+	for i, l := range links {
+		if i >= e.cfg.MaxLinks {
+			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
+			break
 		}
-		for i, l := range links {
-			if i >= e.cfg.MaxLinks {
-				e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
-				break
-			}
-			if e.inScope(l.URL) && en.Level < list.MaxLevel {
-				adds = append(adds, list.Add{URL: l.URL, Level: en.Level + 1})
-			}
+		if e.mirrors(l.URL, l.Kind) && en.Level < list.MaxLevel {
+			adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
 	}
 	return res, adds

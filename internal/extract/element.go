@@ -18,6 +18,7 @@ var selector = func() string {
 		}
 		b.WriteString(r.Tag + "[" + r.Attr + "]")
 	}
+	b.WriteString(", [style], style") // CSS: css.go
 	return b.String()
 }()
 
@@ -47,6 +48,7 @@ func (c *collector) element(tag string, attrs []html.Attribute) {
 			c.add(v[sp.Start:sp.End], kind, tag, r.Attr)
 		}
 	}
+	c.styleAttr(tag, func(k string) (string, bool) { return attr(attrs, k) })
 }
 
 func (c *collector) add(ref string, kind Kind, tag, attrName string) {

@@ -53,6 +53,7 @@ const (
 	Page      = htmlurl.Page
 	Frame     = htmlurl.Frame
 	Requisite = htmlurl.Requisite
+	Style     = htmlurl.Style
 )
 
 // A Link is one URL found in a page.
@@ -112,6 +113,9 @@ func (c *collector) tree(root *html.Node) []Link {
 	doc.Find(selector).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		n := s.Get(0)
 		c.element(n.Data, n.Attr)
+		if n.Data == "style" && n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
+			c.css("style", []byte(n.FirstChild.Data))
+		}
 		return len(c.links) < MaxLinks
 	})
 	return c.links
@@ -146,6 +150,9 @@ func (c *collector) tokens(open func() io.Reader) []Link {
 				z.NextIsNotRawText() // scripting is off: its content is markup
 			}
 			c.element(t.Data, t.Attr)
+			if t.Data == "style" && z.Next() == html.TextToken {
+				c.css("style", z.Text())
+			}
 		}
 	}
 	return c.links

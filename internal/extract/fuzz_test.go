@@ -38,7 +38,7 @@ func FuzzHTML(f *testing.F) {
 				t.Errorf("link %q twice", l.URL)
 			}
 			seen[l.URL] = true
-			if l.Kind < Page || l.Kind > Requisite || l.Tag == "" || l.Attr == "" {
+			if l.Kind < Page || l.Kind > Style || l.Tag == "" || l.Attr == "" {
 				t.Errorf("link %+v", l)
 			}
 		}

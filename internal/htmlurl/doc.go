@@ -1,6 +1,7 @@
 // Package htmlurl knows where URLs live in HTML: which tag/attribute pairs
 // hold one and of what kind, how srcset and meta refresh carry them, and how
-// a query is encoded in a page's charset.
+// a query is encoded in a page's charset, and where the URLs of a piece of
+// CSS are (CSSURLs).
 //
 // It is the knowledge that package extract (which walks a parsed tree to
 // find a page's links) and package rewrite (which walks the raw tokens to

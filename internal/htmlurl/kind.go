@@ -8,7 +8,8 @@ type Kind uint8
 const (
 	Page      Kind = iota + 1 // a page to crawl: a[href], area[href], meta refresh, link rel=canonical/alternate/...
 	Frame                     // a document shown inside the page: frame[src], iframe[src]
-	Requisite                 // a resource the page loads to display: img, script, stylesheet, icon, media
+	Requisite                 // a resource the page loads to display: img, script, icon, media, CSS url()
+	Style                     // a style sheet the page loads: link rel=stylesheet, CSS @import
 )
 
 func (k Kind) String() string {
@@ -19,6 +20,8 @@ func (k Kind) String() string {
 		return "frame"
 	case Requisite:
 		return "requisite"
+	case Style:
+		return "style"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }

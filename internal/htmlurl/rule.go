@@ -99,16 +99,21 @@ func (r Rule) Spans(v string) []Span {
 	return []Span{{0, len(v)}}
 }
 
-// LinkKind classifies a <link> by its rel tokens: resources the page loads
-// (stylesheet, icons, preload, manifest) are requisites; hints that name an
-// origin rather than a resource (preconnect, dns-prefetch) are no link at
-// all; everything else (canonical, alternate, next, prev, ...) names another
-// document, a page to crawl.
+// LinkKind classifies a <link> by its rel tokens: a style sheet is Style;
+// other resources the page loads (icons, preload, manifest) are
+// requisites; hints that name an origin rather than a resource
+// (preconnect, dns-prefetch) are no link at all; everything else
+// (canonical, alternate, next, prev, ...) names another document, a page to
+// crawl.
 func LinkKind(rel string) (Kind, bool) {
 	hintOnly := false
-	for _, tok := range strings.Fields(strings.ToLower(rel)) {
+	toks := strings.Fields(strings.ToLower(rel))
+	if slices.Contains(toks, "stylesheet") {
+		return Style, true
+	}
+	for _, tok := range toks {
 		switch {
-		case tok == "stylesheet", tok == "icon", strings.HasSuffix(tok, "-icon"),
+		case tok == "icon", strings.HasSuffix(tok, "-icon"),
 			strings.HasPrefix(tok, "apple-touch-icon"), tok == "manifest",
 			tok == "preload", tok == "modulepreload", tok == "prefetch", tok == "image_src":
 			return Requisite, true

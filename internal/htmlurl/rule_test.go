@@ -69,7 +69,7 @@ func TestClassify(t *testing.T) {
 		{"frame", "src", nil, "frame"},
 		{"img", "srcset", nil, "requisite"},
 		{"object", "data", nil, "requisite"},
-		{"link", "href", map[string]string{"rel": "stylesheet"}, "requisite"},
+		{"link", "href", map[string]string{"rel": "stylesheet"}, "style"},
 		{"link", "href", map[string]string{"rel": "Shortcut Icon"}, "requisite"},
 		{"link", "href", map[string]string{"rel": "canonical"}, "page"},
 		{"link", "href", nil, "page"},
@@ -96,9 +96,10 @@ func TestClassify(t *testing.T) {
 
 func TestLinkKind(t *testing.T) {
 	tests := []struct{ rel, want string }{
-		{"stylesheet", "requisite"},
-		{"alternate stylesheet", "requisite"},
-		{"STYLESHEET", "requisite"},
+		{"stylesheet", "style"},
+		{"alternate stylesheet", "style"},
+		{"STYLESHEET", "style"},
+		{"icon stylesheet", "style"},
 		{"icon", "requisite"},
 		{"shortcut icon", "requisite"},
 		{"mask-icon", "requisite"},
@@ -108,7 +109,7 @@ func TestLinkKind(t *testing.T) {
 		{"modulepreload", "requisite"},
 		{"prefetch", "requisite"},
 		{"image_src", "requisite"},
-		{"preconnect stylesheet", "requisite"}, // a resource after all
+		{"preconnect stylesheet", "style"}, // a resource after all
 		{"canonical", "page"},
 		{"alternate", "page"},
 		{"next", "page"},

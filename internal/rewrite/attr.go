@@ -197,3 +197,15 @@ func skipSpace(b []byte, i int) int {
 	}
 	return i
 }
+
+// hasStyleAttr reports whether the raw start tag may have a style
+// attribute: whether "style" occurs in it in any letter case. It does not
+// allocate, unlike lower, as it runs on every tag with attributes.
+func hasStyleAttr(raw []byte) bool {
+	for i := 0; i+5 <= len(raw); i++ {
+		if raw[i]|0x20 == 's' && raw[i+1]|0x20 == 't' && raw[i+2]|0x20 == 'y' && raw[i+3]|0x20 == 'l' && raw[i+4]|0x20 == 'e' {
+			return true
+		}
+	}
+	return false
+}

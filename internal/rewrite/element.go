@@ -59,6 +59,9 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 			edits = append(edits, edit{off + a.v0, off + a.v1, newValue(rv, a.quote, pieces)})
 		}
 	}
+	if a, ok := first(attrs, "style"); ok {
+		edits = append(edits, r.styleAttr(raw, off, a)...)
+	}
 	// Rules list src before srcset; the attributes may come in any order.
 	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	r.links = append(r.links, edits...)

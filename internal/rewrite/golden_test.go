@@ -31,6 +31,7 @@ var goldens = []struct{ name, url, ct string }{
 	{name: "base-nothing-rewritten"},
 	{name: "scope"},
 	{name: "svg"},
+	{name: "style"},
 	{name: "index", url: "http://example.com/"},
 	{name: "query", url: "http://example.com/list?page=2"},
 }
@@ -65,6 +66,46 @@ func TestGolden(t *testing.T) {
 				t.Errorf("outside the links: %v", err)
 			}
 			golden := "testdata/" + g.name + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestGoldenCSS rewrites the style sheets under testdata, served at
+// http://example.com/css/sheet.css.
+func TestGoldenCSS(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.css")
+	if len(files) == 0 {
+		t.Fatal("no testdata/*.css")
+	}
+	const url = "http://example.com/css/sheet.css"
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			in, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []call
+			got, err := CSS(in, url, mirrorTarget(url, &calls, "example.com"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cssChanges("sheet", in, got); err != nil {
+				t.Errorf("outside the urls: %v", err)
+			}
+			golden := strings.TrimSuffix(f, ".css") + ".css.golden"
 			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/spider-mirror/spider/internal/htmlurl"
+
 	"github.com/spider-mirror/spider/internal/extract"
 )
 
@@ -29,7 +31,7 @@ func mirrorPath(abs string, kind extract.Kind) string {
 	}
 	if hasQ {
 		p += "?" + q
-		if kind != extract.Requisite {
+		if kind != extract.Requisite && kind != extract.Style {
 			p += ".html"
 		}
 	}
@@ -73,6 +75,7 @@ var urlAttrs = map[string]bool{"href": true, "xlink:href": true, "src": true, "s
 func diffOutside(in, out []byte) ([]string, error) {
 	zi, zo := html.NewTokenizer(bytes.NewReader(in)), html.NewTokenizer(bytes.NewReader(out))
 	var changes []string
+	inStyle := false
 	for n := 0; ; n++ {
 		ti, to := zi.Next(), zo.Next()
 		if ti != to {
@@ -82,6 +85,16 @@ func diffOutside(in, out []byte) ([]string, error) {
 			return changes, nil
 		}
 		ri, ro := bytes.Clone(zi.Raw()), bytes.Clone(zo.Raw())
+		if inStyle && ti == html.TextToken && !bytes.Equal(ri, ro) {
+			c, err := cssChanges("style", ri, ro)
+			if err != nil {
+				return nil, fmt.Errorf("token %d: %w", n, err)
+			}
+			changes = append(changes, c...)
+			inStyle = false
+			continue
+		}
+		inStyle = false
 		if ti != html.StartTagToken && ti != html.SelfClosingTagToken {
 			if !bytes.Equal(ri, ro) {
 				return nil, fmt.Errorf("token %d: %q became %q", n, ri, ro)
@@ -90,6 +103,7 @@ func diffOutside(in, out []byte) ([]string, error) {
 		}
 		name, _ := zi.TagName()
 		zo.TagName()
+		inStyle = string(name) == "style" && ti == html.StartTagToken
 		if string(name) == "noscript" {
 			zi.NextIsNotRawText()
 			zo.NextIsNotRawText()
@@ -110,6 +124,14 @@ func diffOutside(in, out []byte) ([]string, error) {
 		for i, a := range ai {
 			vi, vo := string(ri[a.v0:a.v1]), string(ro[ao[i].v0:ao[i].v1])
 			if vi == vo {
+				continue
+			}
+			if a.key == "style" {
+				c, err := cssChanges(string(name)+"[style]", []byte(vi), []byte(vo))
+				if err != nil {
+					return nil, fmt.Errorf("token %d: %w", n, err)
+				}
+				changes = append(changes, c...)
 				continue
 			}
 			if !urlAttrs[a.key] {
@@ -149,4 +171,38 @@ func without(attrs []attr, key string) []attr {
 		}
 	}
 	return out
+}
+
+// cssChanges compares CSS text before and after rewriting and returns the
+// changed URLs as "where old -> new" lines, or an error if anything but the
+// URLs changed.
+func cssChanges(where string, in, out []byte) ([]string, error) {
+	ui, uo := htmlurl.CSSURLs(in), htmlurl.CSSURLs(out)
+	if len(ui) != len(uo) {
+		return nil, fmt.Errorf("%s: %d urls, became %d", where, len(ui), len(uo))
+	}
+	if mi, mo := cssMask(in, ui), cssMask(out, uo); mi != mo {
+		return nil, fmt.Errorf("%s: %q became %q outside the urls", where, in, out)
+	}
+	var changes []string
+	for i, u := range ui {
+		a, b := in[u.Start:u.End], out[uo[i].Start:uo[i].End]
+		if !bytes.Equal(a, b) {
+			changes = append(changes, fmt.Sprintf("%s %s -> %s", where, a, b))
+		}
+	}
+	return changes, nil
+}
+
+// cssMask returns css with each URL replaced by "\x00".
+func cssMask(css []byte, urls []htmlurl.CSSURL) string {
+	var b strings.Builder
+	last := 0
+	for _, u := range urls {
+		b.Write(css[last:u.Start])
+		b.WriteByte(0)
+		last = u.End
+	}
+	b.Write(css[last:])
+	return b.String()
 }

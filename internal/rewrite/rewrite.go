@@ -5,9 +5,14 @@
 // take the elements, attributes, kinds and srcset and refresh syntax from
 // package htmlurl) to the references a Target chooses, usually relative
 // paths made with Rel, so that the mirror can be browsed from disk (file://)
-// or from any web root. Everything else stays byte for byte as served: text,
-// comments, scripts, styles, other tags, the other attributes of a rewritten
-// tag and the bytes of the page's encoding, which is never converted. Once
+// or from any web root; the URLs in CSS, in <style> elements and style
+// attributes, are rewritten too (url(), @import, image-set() strings, found
+// by htmlurl.CSSURLs with tdewolff/parse's CSS tokenizer), and CSS does the
+// same for a style sheet. Everything else stays byte for byte as served:
+// text, comments, scripts, the rest of the CSS, other tags, the other
+// attributes of a rewritten tag and the bytes of the page's encoding, which
+// is never converted (Charset makes that encoding known to a browser that
+// opens the file from disk). Once
 // some link is rewritten, the href of every <base> is removed, since it
 // would lead the relative links back to the live site.
 //
@@ -77,6 +82,7 @@ func HTML(body []byte, base, contentType string, target Target) ([]byte, error) 
 		r.dec = enc.NewDecoder()
 	}
 	r.findBase()
+	r.styles = true
 	r.tags(func(tag string, raw []byte, off int, attrs []attr) bool {
 		if tag == "base" {
 			r.removeHref(raw, off, attrs)
@@ -101,6 +107,7 @@ type rewriter struct {
 	query  *htmlurl.QueryEncoder
 	target Target
 	links  []edit // rewritten link values
+	styles bool   // tags also rewrites the text of <style> elements
 	bases  []edit // removed <base href>s
 }
 
@@ -131,27 +138,36 @@ func (r *rewriter) findBase() {
 	})
 }
 
-// tags calls fn with each start tag of the body that may hold a link: its
-// lower-case name, raw bytes, offset in the body and attributes, until fn
-// returns false. Content of <noscript> is read as markup, as extract reads
+// tags calls fn with each start tag of the body that may hold a link (by
+// an htmlurl rule or a style attribute): its lower-case name, raw bytes,
+// offset in the body and attributes, until fn returns false. With r.styles
+// set, the URLs in the text of each <style> element are rewritten too. Content of <noscript> is read as markup, as extract reads
 // it (scripting off). A tag whose attributes the tokenizer and scanAttrs do
 // not see alike is skipped, as is, in theory, a tokenizer out of step with
 // the body.
 func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) bool) {
 	z := html.NewTokenizer(bytes.NewReader(r.body))
+	inStyle := false
 	for off := 0; ; {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			return // io.EOF: a bytes.Reader cannot fail
 		}
 		raw := z.Raw()
+		if inStyle && tt == html.TextToken && r.styles && off+len(raw) <= len(r.body) &&
+			bytes.Equal(raw, r.body[off:off+len(raw)]) {
+			r.styleText(raw, off)
+		}
+		inStyle = false
 		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			name, _ := z.TagName()
+			name, hasAttr := z.TagName()
 			tag := string(name)
 			if tag == "noscript" {
 				z.NextIsNotRawText()
 			}
-			if (tag == "base" || htmlurl.RulesFor(tag) != nil) && off+len(raw) <= len(r.body) &&
+			inStyle = tag == "style" && tt == html.StartTagToken
+			styled := hasAttr && hasStyleAttr(raw)
+			if (tag == "base" || htmlurl.RulesFor(tag) != nil || styled) && off+len(raw) <= len(r.body) &&
 				bytes.Equal(raw, r.body[off:off+len(raw)]) {
 				if attrs, ok := agree(z, raw); ok && !fn(tag, raw, off, attrs) {
 					return

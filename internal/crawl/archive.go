@@ -1,0 +1,64 @@
+package crawl
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/mirrorindex"
+	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/list"
+)
+
+// archive marks in the mirror the copy of a page the site answered 404 or
+// 410 for (the line en, found gone at now). The copy stays at its path, so
+// links to it keep working, and an HTML copy gets a banner (rewrite.Banner)
+// saying it was removed and when, written atomically; a later 2xx fetch
+// writes the page afresh, without it. With Config.RemoveArchived the copy
+// is removed instead (the line keeps its file name, now without a file).
+// A page going from another state to archived is an "archived" event of
+// the mirror's index. Failures are logged: the list records the state
+// whatever happens here. The banner is a read-modify-write of the copy:
+// should the page come back and another spider write it fresh in that very
+// moment, the later write wins, and a bannered copy of a live page is set
+// right by its next fetch.
+func (e *Engine) archive(en list.Entry, now time.Time) {
+	if en.File == "" {
+		return
+	}
+	ev := mirrorindex.Event{Time: now, Kind: mirrorindex.Archived, URL: en.URL, Host: hostOf(en.URL), File: en.File, Page: isHTMLFile(en.File)}
+	if en.State == list.Archived {
+		ev.Kind = "" // archived already: no news
+	}
+	if e.cfg.RemoveArchived {
+		if err := e.mirror.Remove(en.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			e.log.Warn("archived copy not removed", "url", en.URL, "file", en.File, "err", err)
+			return
+		}
+		ev.File = ""
+		e.note(ev)
+		return
+	}
+	if isHTMLFile(en.File) {
+		page, err := e.mirror.ReadFile(en.File)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			ev.File = ""
+		case err != nil:
+			e.log.Warn("archived copy not read", "url", en.URL, "file", en.File, "err", err)
+		case !rewrite.HasBanner(page):
+			if err := e.mirror.Write(en.File, rewrite.Banner(page, en.URL, now)); err != nil {
+				e.log.Warn("archive banner not written", "url", en.URL, "file", en.File, "err", err)
+			}
+		}
+	}
+	e.note(ev)
+}
+
+// isHTMLFile reports whether a mirror file is a page, by the extension
+// that mirror.Path gives pages.
+func isHTMLFile(file string) bool {
+	f := strings.ToLower(file)
+	return strings.HasSuffix(f, ".html") || strings.HasSuffix(f, ".htm")
+}

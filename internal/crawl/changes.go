@@ -1,0 +1,72 @@
+package crawl
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/mirrorindex"
+	"github.com/spider-mirror/spider/list"
+)
+
+// publishEvery is how often, at most, a spider merges its changes into the
+// mirror's index (mirrorindex) between passes.
+const publishEvery = 2 * time.Second
+
+// changeLog holds the changes of the mirror not yet published to its index.
+type changeLog struct {
+	mu      sync.Mutex
+	pending []mirrorindex.Event
+	last    time.Time // last publication
+}
+
+// change returns the event that writing body at file for the line en
+// makes: "new" for a line without a copy, "restored" for an archived line,
+// "changed" if the bytes differ from the copy on disk, none (Kind "")
+// otherwise. It reads the old copy, so it must run before the write.
+func (e *Engine) change(en list.Entry, file string, body []byte, now time.Time) mirrorindex.Event {
+	ev := mirrorindex.Event{Time: now, URL: en.URL, Host: hostOf(en.URL), File: file, Page: isHTMLFile(file), Bytes: len(body)}
+	switch {
+	case en.File == "":
+		ev.Kind = mirrorindex.New
+	case en.State == list.Archived:
+		ev.Kind = mirrorindex.Restored
+	default:
+		if old, err := e.mirror.ReadFile(en.File); err != nil || en.File != file || !bytes.Equal(old, body) {
+			ev.Kind = mirrorindex.Changed
+		}
+	}
+	return ev
+}
+
+// note queues an event for the index; one without a Kind is no change.
+func (e *Engine) note(ev mirrorindex.Event) {
+	if ev.Kind == "" {
+		return
+	}
+	e.changes.mu.Lock()
+	e.changes.pending = append(e.changes.pending, ev)
+	e.changes.mu.Unlock()
+}
+
+// publish merges the queued events into the mirror's index and regenerates
+// its root pages, at most every publishEvery, and without news only every
+// mirrorindex.Refresh, unless final (the spider is stopping). A failure is logged and the events are kept for the next try.
+func (e *Engine) publish(final bool) {
+	now := e.cfg.Now()
+	e.changes.mu.Lock()
+	idle := len(e.changes.pending) == 0 && !e.changes.last.IsZero()
+	if !final && (now.Sub(e.changes.last) < publishEvery || idle && now.Sub(e.changes.last) < mirrorindex.Refresh) {
+		e.changes.mu.Unlock()
+		return
+	}
+	evs := e.changes.pending
+	e.changes.pending, e.changes.last = nil, now
+	e.changes.mu.Unlock()
+	if err := mirrorindex.Publish(e.mirror, evs, now); err != nil {
+		e.log.Warn("mirror index not updated", "err", err)
+		e.changes.mu.Lock()
+		e.changes.pending = append(evs, e.changes.pending...)
+		e.changes.mu.Unlock()
+	}
+}

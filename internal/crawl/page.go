@@ -1,0 +1,64 @@
+package crawl
+
+import (
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/list"
+)
+
+// transform returns the bytes written to the mirror at file for a fetched
+// response: a page with its links and CSS pointed into the mirror and its
+// encoding declared in the file; a style sheet with its url()s and @imports
+// pointed into the mirror and its charset declared; anything else as
+// served.
+func (e *Engine) transform(file string, resp *fetch.Response) ([]byte, error) {
+	switch {
+	case isHTML(resp.MediaType):
+		ct := resp.Header.Get("Content-Type")
+		body, err := rewrite.HTML(resp.Body, resp.URL, ct, e.target(file))
+		if err != nil {
+			return nil, err
+		}
+		return rewrite.Charset(body, ct), nil
+	case resp.MediaType == "text/css":
+		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(file))
+		if err != nil {
+			return nil, err
+		}
+		return rewrite.CSSCharset(body, resp.Header.Get("Content-Type")), nil
+	}
+	return resp.Body, nil
+}
+
+// links returns the links of a fetched page or style sheet (the images,
+// fonts and sheets it needs); other types have none.
+func (e *Engine) links(resp *fetch.Response) ([]extract.Link, error) {
+	switch {
+	case isHTML(resp.MediaType):
+		return extract.HTML(resp.URL, resp.Header.Get("Content-Type"), resp.Body)
+	case resp.MediaType == "text/css":
+		return extract.CSS(resp.URL, resp.Body)
+	}
+	return nil, nil
+}
+
+// mirrors reports whether the spider mirrors the link u of kind: a link to
+// a host in scope, or, with Config.ForeignRequisites, a requisite (image,
+// style sheet, script, font) on any host, so that a page looks in the
+// mirror as it does online even when its site loads them from elsewhere
+// (a CDN). Pages and frames on other hosts are never followed.
+func (e *Engine) mirrors(u string, kind extract.Kind) bool {
+	return e.inScope(u) || e.cfg.ForeignRequisites && (kind == extract.Requisite || kind == extract.Style)
+}
+
+// linkLevel is the level of a link of kind found on a line at level: a
+// page is one more link away from the start, but a requisite (an image,
+// style sheet, script) or a frame shares its page's level, so that any
+// spider that mirrors a page also mirrors what the page needs to display.
+func linkLevel(level int, kind extract.Kind) int {
+	if kind == extract.Requisite || kind == extract.Style || kind == extract.Frame {
+		return level
+	}
+	return min(level+1, list.MaxLevel)
+}

@@ -1,0 +1,250 @@
+// Package mirrorindex keeps the pages and files that describe a mirror as a
+// whole: which hosts it holds, what changed lately, which pages the sites
+// removed. A person opens them in a browser at the mirror root; a program
+// reads the same facts from the .spider directory without parsing HTML.
+//
+// Files, all relative to the mirror root:
+//
+//	index.html              the mirrored hosts, with their page and archived counts and last update
+//	recent.html             new, changed, archived and restored pages (HTML) of the last 24 hours, newest first
+//	archive.html            the archived pages (removed from their site, copy kept), newest first
+//	.spider/events.jsonl    the last MaxEvents events of every file, oldest first, one JSON object a line:
+//	                        {"time":"2026-11-21T23:40:05Z","event":"archived","url":"http://h/p","host":"h","file":"h/p.html","page":true}
+//	.spider/state.json      {"version":1,"hosts":{"h":{"pages":N,"files":N,"archived":N,"updated":T}},
+//	                        "archived":[{"url":U,"file":F,"time":T},...]} (newest first, at most MaxArchived)
+//	.spider/lock            the lock under which all of the above are replaced
+//
+// An event is one of "new" (a first copy), "changed" (a copy replaced by
+// different bytes), "archived" (the site answered 404 or 410: the copy is
+// kept, with a banner, or removed with the remove_archived option, then
+// "file" is "") and "restored" (an archived page served again). Counts start
+// when the index does: pages mirrored before it are not counted. A spider
+// publishes its events every few seconds and when it stops; one that is
+// killed loses the events it had not published yet (the list and the
+// files are right all the same: the index is a summary, not a record).
+//
+// Publish merges a batch of events under the lock, so two spiders never
+// interleave, and replaces every file atomically through the Store (the
+// mirror's Write: temp, fsync, rename), so a reader sees a complete old or
+// new version of each file at every moment. The files are bounded whatever
+// the mirror's size: MaxEvents events, MaxArchived archived pages, MaxRecent
+// rows on recent.html. A Store is all the package touches; it is safe for
+// use by several processes to the extent the Store's Lock is.
+package mirrorindex
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Limits on the index files.
+const (
+	MaxEvents   = 10000 // events kept in .spider/events.jsonl
+	MaxArchived = 5000  // archived pages kept in state.json and listed on archive.html
+	MaxRecent   = 1000  // rows on recent.html
+	RecentSpan  = 24 * time.Hour
+	// Refresh is how old the pages may grow without news before Publish
+	// regenerates them anyway, so recent.html drops what is no longer recent.
+	Refresh = 10 * time.Minute
+)
+
+// Names of the files, relative to the mirror root.
+const (
+	IndexPage   = "index.html"
+	RecentPage  = "recent.html"
+	ArchivePage = "archive.html"
+	EventsFile  = ".spider/events.jsonl"
+	StateFile   = ".spider/state.json"
+	LockFile    = ".spider/lock"
+)
+
+// Kinds of event.
+const (
+	New      = "new"
+	Changed  = "changed"
+	Archived = "archived"
+	Restored = "restored"
+)
+
+// An Event is a change of one page's copy in the mirror.
+type Event struct {
+	Time  time.Time `json:"time"`
+	Kind  string    `json:"event"`
+	URL   string    `json:"url"`
+	Host  string    `json:"host"`
+	File  string    `json:"file"` // relative to the mirror root; "" if the copy was removed
+	Page  bool      `json:"page"` // an HTML page, not an image, style sheet, ...
+	Bytes int       `json:"bytes,omitempty"`
+}
+
+// Store is what the index needs of a mirror (mirror.Mirror has it).
+type Store interface {
+	ReadFile(rel string) ([]byte, error)
+	Write(rel string, data []byte) error
+	Lock(rel string) (unlock func(), err error)
+}
+
+// State is the content of .spider/state.json.
+type State struct {
+	Version   int              `json:"version"`
+	Generated time.Time        `json:"generated"` // when the pages were last written
+	Hosts     map[string]*Host `json:"hosts"`
+	Archived  []ArchivedPage   `json:"archived"`
+}
+
+// Host is one mirrored host's counts.
+type Host struct {
+	Pages    int       `json:"pages"`    // HTML pages
+	Files    int       `json:"files"`    // pages and every other file
+	Archived int       `json:"archived"` // pages
+	Updated  time.Time `json:"updated"`
+}
+
+// ArchivedPage is a page the site removed.
+type ArchivedPage struct {
+	URL  string    `json:"url"`
+	File string    `json:"file"`
+	Time time.Time `json:"time"`
+}
+
+// Publish adds events to the index and regenerates its pages as of now.
+// With no events it writes the pages only if index.html is missing (a new
+// mirror gets its root page) or they are older than Refresh.
+func Publish(s Store, events []Event, now time.Time) error {
+	if len(events) == 0 {
+		if _, err := s.ReadFile(IndexPage); err == nil {
+			if st, err := readState(s); err == nil && now.Sub(st.Generated) < Refresh {
+				return nil
+			}
+		}
+	}
+	unlock, err := s.Lock(LockFile)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := readState(s)
+	if err != nil {
+		return err
+	}
+	log, err := readEvents(s)
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		st.apply(ev)
+	}
+	st.Generated = now
+	log = append(log, events...)
+	if len(log) > MaxEvents {
+		log = log[len(log)-MaxEvents:]
+	}
+	var b bytes.Buffer
+	for _, ev := range log {
+		line, _ := json.Marshal(ev)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	stb, _ := json.MarshalIndent(st, "", " ")
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{EventsFile, b.Bytes()},
+		{StateFile, append(stb, '\n')},
+		{IndexPage, renderIndex(st, now)},
+		{RecentPage, renderRecent(log, now)},
+		{ArchivePage, renderArchive(st, now)},
+	}
+	for _, f := range files {
+		if err := s.Write(f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply counts one event into the state.
+func (st *State) apply(ev Event) {
+	h := st.Hosts[ev.Host]
+	if h == nil {
+		h = &Host{}
+		st.Hosts[ev.Host] = h
+	}
+	if ev.Time.After(h.Updated) {
+		h.Updated = ev.Time
+	}
+	if ev.Kind == New {
+		h.Files++
+		if ev.Page {
+			h.Pages++
+		}
+	}
+	if !ev.Page {
+		return
+	}
+	i := slices.IndexFunc(st.Archived, func(a ArchivedPage) bool { return a.URL == ev.URL })
+	switch ev.Kind {
+	case Archived:
+		if i < 0 {
+			h.Archived++
+			st.Archived = slices.Insert(st.Archived, 0, ArchivedPage{URL: ev.URL, File: ev.File, Time: ev.Time})
+			if len(st.Archived) > MaxArchived {
+				st.Archived = st.Archived[:MaxArchived]
+			}
+		}
+	case Restored:
+		if i >= 0 {
+			st.Archived = slices.Delete(st.Archived, i, i+1)
+		}
+		if h.Archived > 0 {
+			h.Archived--
+		}
+	}
+}
+
+func readState(s Store) (*State, error) {
+	st := &State{Version: 1, Hosts: map[string]*Host{}}
+	b, err := s.ReadFile(StateFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, st); err != nil || st.Version != 1 {
+		return nil, fmt.Errorf("mirrorindex: %s: not a version 1 state (%v)", StateFile, err)
+	}
+	if st.Hosts == nil {
+		st.Hosts = map[string]*Host{}
+	}
+	return st, nil
+}
+
+// readEvents reads the event log; a line that does not parse is skipped.
+func readEvents(s Store) ([]Event, error) {
+	b, err := s.ReadFile(EventsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Event
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev Event
+		if line := strings.TrimSpace(sc.Text()); line != "" && json.Unmarshal([]byte(line), &ev) == nil {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}

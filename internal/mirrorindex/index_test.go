@@ -1,0 +1,161 @@
+package mirrorindex
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/mirror"
+)
+
+func openMirror(t *testing.T) *mirror.Mirror {
+	t.Helper()
+	m, err := mirror.Open(filepath.Join(t.TempDir(), "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func read(t *testing.T, m *mirror.Mirror, name string) string {
+	t.Helper()
+	b, err := m.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestPublish(t *testing.T) {
+	m := openMirror(t)
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	ev := func(min int, kind, u string) Event {
+		host, p, _ := strings.Cut(strings.TrimPrefix(u, "http://"), "/")
+		file := host + "/" + p + ".html"
+		if kind == Archived && strings.Contains(u, "removed") {
+			file = ""
+		}
+		return Event{Time: t0.Add(time.Duration(min) * time.Minute), Kind: kind, URL: u, Host: host, File: file, Page: true}
+	}
+	if err := Publish(m, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if s := read(t, m, IndexPage); !strings.Contains(s, "Nothing mirrored yet") {
+		t.Errorf("empty index page: %s", s)
+	}
+	img := func(min int, kind string) Event {
+		return Event{Time: t0.Add(time.Duration(min) * time.Minute), Kind: kind, URL: "http://a.example/logo.png", Host: "a.example", File: "a.example/logo.png"}
+	}
+	batches := [][]Event{
+		{img(0, New), ev(0, New, "http://a.example/one"), ev(1, New, "http://a.example/two"), ev(2, New, "http://b.example:8080/x?q=1")},
+		{ev(60, Changed, "http://a.example/one"), ev(61, Archived, "http://a.example/two"), ev(62, New, "http://a.example/removed")},
+		{ev(63, Archived, "http://a.example/removed"), ev(64, Archived, "http://b.example:8080/x?q=1"), ev(65, Restored, "http://b.example:8080/x?q=1")},
+		{ev(66, Archived, "http://a.example/two"), img(66, Archived)}, // seen gone again: not counted twice
+	}
+	for _, b := range batches {
+		if err := Publish(m, b, t0.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var st State
+	if err := json.Unmarshal([]byte(read(t, m, StateFile)), &st); err != nil {
+		t.Fatal(err)
+	}
+	a, b := st.Hosts["a.example"], st.Hosts["b.example:8080"]
+	if a == nil || b == nil || a.Pages != 3 || a.Files != 4 || a.Archived != 2 || b.Pages != 1 || b.Archived != 0 || !a.Updated.Equal(t0.Add(66*time.Minute)) {
+		t.Errorf("hosts: a %+v, b %+v", a, b)
+	}
+	if len(st.Archived) != 2 || st.Archived[0].URL != "http://a.example/removed" || st.Archived[1].File != "a.example/two.html" {
+		t.Errorf("archived: %+v", st.Archived)
+	}
+	if n := strings.Count(read(t, m, EventsFile), "\n"); n != 12 {
+		t.Errorf("%d events logged, want 12", n)
+	}
+
+	index := read(t, m, IndexPage)
+	for _, want := range []string{`<a href="a.example/index.html">a.example</a></td><td class="n">3</td><td class="n">2</td><td class="n">4</td><td>2026-11-21 13:06 UTC`,
+		`<a href="./b.example:8080/index.html">b.example:8080</a>`, `href="recent.html"`, `href="archive.html"`} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %q:\n%s", want, index)
+		}
+	}
+	recent := read(t, m, RecentPage)
+	// Newest first: the restore at 13:05 comes before the change at 13:00.
+	if i, j := strings.Index(recent, "13:05 UTC</td><td>restored"), strings.Index(recent, "13:00 UTC</td><td>changed"); i < 0 || j < 0 || i > j {
+		t.Errorf("recent.html order wrong:\n%s", recent)
+	}
+	if !strings.Contains(recent, `<a href="./b.example:8080/x%3Fq=1.html">`) || !strings.Contains(recent, "(copy removed)") || strings.Contains(recent, "logo.png") {
+		t.Errorf("recent.html links wrong:\n%s", recent)
+	}
+	archive := read(t, m, ArchivePage)
+	if !strings.Contains(archive, `<a href="a.example/two.html">a.example/two.html</a>`) || strings.Contains(archive, "b.example") || strings.Contains(archive, "logo.png") {
+		t.Errorf("archive.html:\n%s", archive)
+	}
+
+	// Without news the pages are left alone for a while, then
+	// regenerated: a day later recent.html shows nothing.
+	before := read(t, m, RecentPage)
+	if err := Publish(m, nil, t0.Add(2*time.Hour+Refresh-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, m, RecentPage) != before {
+		t.Error("pages regenerated without news before Refresh")
+	}
+	if err := Publish(m, nil, t0.Add(48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if s := read(t, m, RecentPage); !strings.Contains(s, "No changes in the last 24 hours") {
+		t.Errorf("recent.html after a day:\n%s", s)
+	}
+}
+
+// TestPublishBounded: the log, the archive and recent.html stay bounded.
+func TestPublishBounded(t *testing.T) {
+	m := openMirror(t)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	var evs []Event
+	for i := range MaxEvents + 500 {
+		evs = append(evs, Event{Time: now.Add(-time.Duration(i) * time.Second), Kind: Archived, Host: "h", URL: fmt.Sprintf("http://h/%d", i), File: fmt.Sprintf("h/%d.html", i), Page: true})
+	}
+	if err := Publish(m, evs, now); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(read(t, m, EventsFile), "\n"); n != MaxEvents {
+		t.Errorf("%d events kept, want %d", n, MaxEvents)
+	}
+	if n := strings.Count(read(t, m, RecentPage), "<tr class=\"archived\">"); n != MaxRecent {
+		t.Errorf("%d rows on recent.html, want %d", n, MaxRecent)
+	}
+	if n := strings.Count(read(t, m, ArchivePage), "<tr class=\"archived\">"); n != MaxArchived {
+		t.Errorf("%d rows on archive.html, want %d", n, MaxArchived)
+	}
+}
+
+// TestPublishConcurrent: publishers in parallel lose no event.
+func TestPublishConcurrent(t *testing.T) {
+	m := openMirror(t)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 10 {
+				u := fmt.Sprintf("http://h/%d-%d", w, i)
+				if err := Publish(m, []Event{{Time: now, Kind: New, Host: "h", URL: u, File: "h/x", Page: true}}, now); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := strings.Count(read(t, m, EventsFile), "\n"); n != 40 {
+		t.Errorf("%d events, want 40", n)
+	}
+	if s := read(t, m, StateFile); !strings.Contains(s, `"pages": 40`) {
+		t.Errorf("state: %s", s)
+	}
+}

@@ -1,0 +1,82 @@
+package rewrite
+
+import (
+	"bytes"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+)
+
+// prescanLen is how far into a file the HTML Standard's prescan looks for a
+// <meta charset>.
+const prescanLen = 1024
+
+// Charset returns body, an HTML page served with Content-Type header value
+// contentType, made to declare its encoding in the file itself: a browser
+// opening the file from disk has no header and finds the encoding only from
+// a byte order mark or a <meta charset> in the first 1024 bytes. If the
+// file alone already names the encoding the header gave (or it has a BOM),
+// body is returned as it is. Otherwise a <meta charset="NAME"> is inserted
+// right after the <head> start tag if that ends within the first 1024
+// bytes, else at the start of the page (after a leading doctype, comments
+// and white space): the prescan takes the first declaration it meets, so it
+// also wins over a <meta> that names another encoding than the header. The
+// page's bytes are never converted. A page whose encoding is not
+// ASCII-compatible (UTF-16) is returned as it is: it has a BOM or cannot be
+// declared this way.
+func Charset(body []byte, contentType string) []byte {
+	_, served, _ := charset.DetermineEncoding(body, contentType)
+	_, fromFile, bom := charset.DetermineEncoding(body, "")
+	// Without a BOM the file names its encoding only in a <meta> holding
+	// the word "charset"; a utf-8 or windows-1252 answer without one is the
+	// guess that a browser may not make.
+	head := body[:min(len(body), prescanLen)]
+	if fromFile == served && (bom || bytes.Contains(bytes.ToLower(head), []byte("charset"))) {
+		return body
+	}
+	switch served {
+	case "utf-16be", "utf-16le", "replacement":
+		return body
+	}
+	at := metaPlace(body)
+	meta := []byte(`<meta charset="` + served + `">`)
+	out := make([]byte, 0, len(body)+len(meta))
+	out = append(out, body[:at]...)
+	out = append(out, meta...)
+	return append(out, body[at:]...)
+}
+
+// metaPlace returns the offset where a <meta charset> goes: after the
+// <head> start tag if it ends within prescanLen bytes, else after the
+// doctype, comments and white space that begin the page.
+func metaPlace(body []byte) int {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	off, lead := 0, 0
+	leading := true
+	for off < prescanLen {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		off += len(raw)
+		switch {
+		case tt == html.StartTagToken || tt == html.SelfClosingTagToken:
+			if name, _ := z.TagName(); string(name) == "head" && off <= prescanLen {
+				return off
+			}
+			leading = false
+		case tt == html.DoctypeToken || tt == html.CommentToken ||
+			tt == html.TextToken && len(bytes.TrimSpace(raw)) == 0:
+			if leading {
+				lead = off
+			}
+		default:
+			leading = false
+		}
+	}
+	if lead > prescanLen-64 {
+		return 0
+	}
+	return lead
+}
