@@ -6,9 +6,11 @@ require (
 	github.com/BurntSushi/toml v1.5.0
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/gofrs/flock v0.13.1
+	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/net v0.62.0
+	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0
 )
