@@ -54,15 +54,19 @@ type FetchConfig struct {
 
 // Config is the TOML configuration file. See config.example.toml.
 type Config struct {
-	List        string                   `toml:"list"`
-	Mirror      string                   `toml:"mirror"`
-	Start       []string                 `toml:"start"`
-	Hosts       []string                 `toml:"hosts"`
-	Concurrency *int                     `toml:"concurrency"`
-	Delay       *Duration                `toml:"delay"`
-	Lease       *Duration                `toml:"lease"`
-	Fetch       FetchConfig              `toml:"fetch"`
-	Profile     map[string]ProfileConfig `toml:"profile"`
+	List        string    `toml:"list"`
+	Mirror      string    `toml:"mirror"`
+	Start       []string  `toml:"start"`
+	Hosts       []string  `toml:"hosts"`
+	Concurrency *int      `toml:"concurrency"`
+	Delay       *Duration `toml:"delay"`
+	Lease       *Duration `toml:"lease"`
+	// Politeness and robots.txt.
+	Robots          *bool                    `toml:"robots"`
+	HostConnections *int                     `toml:"host_connections"`
+	MaxSlowDown     *Duration                `toml:"max_slow_down"`
+	Fetch           FetchConfig              `toml:"fetch"`
+	Profile         map[string]ProfileConfig `toml:"profile"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -39,6 +39,14 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
+	Polite      PoliteSettings
+}
+
+// PoliteSettings are the robots.txt and per-host politeness settings.
+type PoliteSettings struct {
+	Robots      bool          // obey robots.txt
+	HostConns   int           // requests in flight to one host, all spiders of the list together
+	MaxSlowDown time.Duration // cap on a 429/503 slow-down
 }
 
 // runFlags are the flags of the main command.
@@ -50,6 +58,8 @@ type runFlags struct {
 	window, stale, delay, forDur, lease       time.Duration
 	maxLevel, batch, concurrency, cycles, vrb int
 	untilIdle, quiet, version, help           bool
+	noRobots                                  bool
+	hostConns                                 int
 }
 
 func newRunFlags() *runFlags {
@@ -68,6 +78,8 @@ func newRunFlags() *runFlags {
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "fetches at once (default 4)")
 	fs.DurationVar(&f.delay, "delay", 0, "minimum time between requests to one host (default 1s)")
+	fs.BoolVar(&f.noRobots, "no-robots", false, "ignore robots.txt (for your own site only)")
+	fs.IntVar(&f.hostConns, "host-connections", 0, "requests in flight to one host, all spiders of the list together (default 4)")
 	fs.DurationVar(&f.lease, "lease", 0, "take back the claims of a spider silent this long (default 10m)")
 	fs.DurationVar(&f.forDur, "for", 0, "stop after this long")
 	fs.IntVar(&f.cycles, "cycles", 0, "stop after this many passes over the list")
@@ -101,6 +113,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
+	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 
 	// The config file.
 	setStr(&s.List, cfg.List)
@@ -117,6 +130,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.Fetch.HeaderTimeout, fc.HeaderTimeout)
 	setPtr(&s.Fetch.MaxBody, fc.MaxBody)
 	setPtr(&s.Fetch.MaxRedirects, fc.MaxRedirects)
+	setPtr(&s.Polite.Robots, cfg.Robots)
+	setPtr(&s.Polite.HostConns, cfg.HostConnections)
+	setDur(&s.Polite.MaxSlowDown, cfg.MaxSlowDown)
 	if p, ok := cfg.Profile[name]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -162,6 +178,15 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	if ch("lease") {
 		s.Lease = f.lease
 	}
+	if ch("no-robots") {
+		s.Polite.Robots = !f.noRobots
+	}
+	if ch("host-connections") {
+		s.Polite.HostConns = f.hostConns
+	}
+	// The transport never opens more connections to a host than the
+	// shared cap allows the whole list.
+	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
 	s.For, s.Cycles, s.UntilIdle = f.forDur, f.cycles, f.untilIdle
 	if s.Fetch.UserAgent == "" {
 		s.Fetch.UserAgent = userAgent(s.SpiderID)
@@ -187,6 +212,10 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--delay must not be negative, got %v", s.Delay), ""}
 	case s.Lease < 10*time.Second:
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
+	case s.Polite.HostConns < 1 || s.Polite.HostConns > 64:
+		return usageErr{fmt.Errorf("host_connections must be 1 to 64, got %d", s.Polite.HostConns), ""}
+	case s.Polite.MaxSlowDown <= 0 || s.Polite.MaxSlowDown > time.Hour:
+		return usageErr{fmt.Errorf("max_slow_down must be more than 0 and at most 1h, got %v", s.Polite.MaxSlowDown), ""}
 	case s.Cycles < 0:
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":

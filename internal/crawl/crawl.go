@@ -28,6 +28,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -48,20 +49,30 @@ type Config struct {
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
 	Logger      *slog.Logger  // nil discards
 	Now         func() time.Time
+	// Politeness and robots.txt (polite.go, robots.go).
+	IgnoreRobots bool          // fetch what robots.txt forbids (for one's own site)
+	HostConns    int           // requests in flight to one host, all spiders of the list together; 0 = 4
+	MaxSlowDown  time.Duration // cap on how far a 429/503 pushes a host's next request; 0 = 1h
+	// Which links are followed (scope.go): patterns, requisites, limits.
+	// Scope.Hosts is ignored (Hosts above rules); a start URL on a private
+	// or loopback address allows links to such addresses.
+	Scope         scope.Config
+	MaxNewPerHost int // distinct links taken per host per pass; 0 = DefaultMaxNewPerHost, -1 = no limit
 }
 
 // Summary is what a run did.
 type Summary struct {
-	Cycles    int
-	Fetched   int // pages fetched with a 2xx answer and written
-	Archived  int
-	Errors    int
-	Bytes     int64
-	Added     int // lines appended to the list
-	Dropped   int // results dropped: the claim had been taken back
-	InFlight  int // claimed and not yet recorded (Progress only)
-	Elapsed   time.Duration
-	LastCycle list.CycleStats
+	Cycles     int
+	Fetched    int // pages fetched with a 2xx answer and written
+	Archived   int
+	Errors     int
+	Disallowed int // lines robots.txt forbids, not fetched
+	Bytes      int64
+	Added      int // lines appended to the list
+	Dropped    int // results dropped: the claim had been taken back
+	InFlight   int // claimed and not yet recorded (Progress only)
+	Elapsed    time.Duration
+	LastCycle  list.CycleStats
 }
 
 // Engine is one running spider.
@@ -77,6 +88,8 @@ type Engine struct {
 	scope    map[string]bool
 	polite   *politeness
 	retry    *backoff
+	robots   robotsState
+	follow   follower
 	started  time.Time
 	// lastBeat is when this spider last published its heartbeat (unix ns),
 	// by a pass or by the heartbeat ticker; epoch counts the gaps between
@@ -125,7 +138,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	}
 	return &Engine{
 		cfg: cfg, list: l, mirror: m, fetch: f, log: cfg.Logger, scope: scope,
-		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
+		polite: newPoliteness(cfg, l.Path()), retry: newBackoff(),
 		wake: make(chan struct{}, 1),
 	}
 }
@@ -138,6 +151,7 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // other claim to the pool. A cancelled ctx is a normal stop, not an error.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
+	defer e.polite.close()
 	work := make(chan job, max(e.cfg.Profile.Batch, 1))
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()

@@ -52,6 +52,15 @@ type env struct {
 	mdir  string
 	m     *mirror.Mirror
 	clock time.Time
+	// ignoreRobots is passed on to Config.IgnoreRobots.
+	ignoreRobots bool
+}
+
+// hits returns how often the site was asked for path.
+func (v *env) hits(path string) int {
+	v.site.mu.Lock()
+	defer v.site.mu.Unlock()
+	return v.site.hits[path]
 }
 
 func newEnv(t *testing.T) *env {
@@ -80,7 +89,7 @@ func (v *env) crawl(t *testing.T, window time.Duration) Summary {
 	e := New(Config{
 		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: window, MaxLevel: -1, Batch: 10},
 		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true,
-		Now: func() time.Time { return now },
+		Now: func() time.Time { return now }, IgnoreRobots: v.ignoreRobots,
 	}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
 	sum, err := e.Run(context.Background())
 	if err != nil {

@@ -25,11 +25,16 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	}
 	// ctx (not runCtx): when the stop grace runs out, a job waiting for
 	// its politeness slot gives up too.
-	if err := e.polite.wait(ctx, hostOf(en.URL)); err != nil {
+	if e.robotsDenied(ctx, j, &res) {
+		return
+	}
+	release, err := e.polite.acquire(ctx, hostOf(en.URL))
+	if err != nil {
 		return
 	}
 	began := time.Now()
 	resp, err := e.fetch.Get(ctx, en.URL, nil)
+	release(err)
 	if err == nil || fetch.Gone(err) {
 		e.obs.fetched(hostOf(en.URL), time.Since(began))
 	}
@@ -116,7 +121,7 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 				e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
 				break
 			}
-			if e.inScope(l.URL) && en.Level < list.MaxLevel {
+			if e.follows(en, l) {
 				adds = append(adds, list.Add{URL: l.URL, Level: en.Level + 1})
 			}
 		}

@@ -9,47 +9,56 @@
 // file per host, named after the host ("127.0.0.1_3a8080" for
 // 127.0.0.1:8080). A file holds one JSON record:
 //
-//		{"next":N,"crawl_delay":D,"crawl_delay_exp":E,"strikes":S,"leases":[{"pid":P,"id":I,"exp":X},...]}
+//	{"next":N,"end":E,"crawl_delay":D,"crawl_delay_exp":X,"strikes":S,"leases":[{"pid":P,"id":I,"exp":T}]}
 //
-//	  - next: the earliest time (Unix ns) the next request to the host may
-//	    start. Taking a slot moves it to now + delay; a 429 or 503 moves it
-//	    further out (Retry-After, or a doubling back-off), never more than
-//	    MaxSlowDown ahead.
-//	  - crawl_delay: the largest Crawl-delay any process has read from the
-//	    host's robots.txt, valid until crawl_delay_exp (24 h after it was
-//	    published), so a process that has not fetched robots.txt yet still
-//	    honours it.
-//	  - strikes: 429/503 answers in a row; a success clears it.
-//	  - leases: the requests in flight, one per connection in use. A lease
-//	    names its process and expires after Options.LeaseTTL; a lease whose
-//	    process is gone (kill(pid, 0) says ESRCH) or whose time is up is
-//	    dropped by the next reader, so a killed spider's connections never
-//	    leak for long.
+// with times in Unix nanoseconds:
+//
+//   - next: the earliest time the next request may start. Taking a slot
+//     sets it to now + delay; a 429 or 503 pushes it further out
+//     (Retry-After, or a back-off doubling with each strike), never more
+//     than Options.MaxSlow (at most MaxSlowDown, 1 h) ahead.
+//   - end: when the last request ended.
+//   - crawl_delay: the Crawl-delay a process read from the host's
+//     robots.txt, valid until crawl_delay_exp (24 h after it was
+//     published), so a process that has not fetched robots.txt yet
+//     honours it too. The delay applied is the larger of it and the
+//     caller's.
+//   - strikes: 429/503 answers in a row; any other answer clears it.
+//   - leases: the requests in flight. A lease names its process and
+//     expires after Options.LeaseTTL; a lease whose process is gone
+//     (kill(pid, 0) says ESRCH) or whose time is up is dropped by the next
+//     reader, so a killed spider's connections do not leak.
 //
 // # Protocol
 //
-// Every read-modify-write of a host's record holds flock(2) on that file
-// (an exclusive lock; the file is written in place with pwrite (padded
-// with spaces to its old length), never renamed, so the lock is always on the live inode). The
-// lock is held for microseconds: read, decide, write. It is never held
-// while sleeping or fetching. To fetch, a worker calls Acquire: under the
-// lock, if a connection is free and next has come, it takes a lease and
-// sets next = now + delay, and goes; otherwise it sleeps until next (or a
-// short poll if every connection is taken) and tries again. When the
-// fetch ends it calls Release, which drops the lease and applies a
-// slow-down. So two requests to one host, by any processes, start at least
-// delay apart, and at most Conns are in flight at once.
+// Every read-modify-write of a host's record holds flock(2) on that file.
+// The file is written in place with one pwrite (padded with spaces to its
+// old length) and never renamed, so the lock is always on the live inode.
+// The lock is held for microseconds (read, decide, write) and never while
+// sleeping or fetching.
 //
-// Writes are not fsynced: the record is advisory timing state, and after a
-// crash a torn or garbled record is read as empty (the next request goes at
-// once; the one after that is spaced again). Clocks are the machine's wall
-// clock, shared by all processes (time.Now; a step of the clock shifts
-// the schedule, it cannot make two requests collide within one process's
-// view).
+// To fetch, a worker calls Acquire, which tries under the lock: if the
+// host has a delay and a request in flight, or Conns requests in flight,
+// or it is before max(next, end + delay), it gets back how long to wait,
+// sleeps without the lock and tries again; otherwise it takes a lease, sets
+// next = now + delay and goes. When the fetch ends it calls Release, which
+// drops the lease, sets end = now and applies a slow-down.
 //
-// A Gate is safe for concurrent use. Within a process, requests to one host
-// are serialised by a mutex in front of the file lock (flock belongs to the
-// open file, not the goroutine).
+// So with a delay, requests to a host by all processes together never
+// overlap and each starts at least the delay after the previous one ended
+// (wget's --wait, and a guarantee the server's own log can check: the
+// previous request had arrived before it ended). With no delay, up to
+// Conns run at once. Retry-After and Crawl-delay bind every process.
+//
+// Writes are not fsynced: the record is advisory timing state. After a
+// crash a torn or garbled record reads as empty (the next request goes at
+// once). Times are the machine's wall clock, shared by all processes; a
+// next more than MaxSlow + 2 minutes ahead (a clock stepped back) is
+// reset.
+//
+// A Gate is safe for concurrent use. Within a process, updates are
+// serialised by a mutex in front of the file lock (flock belongs to the
+// open file, not to the goroutine). Unix only (flock, kill).
 package hostgate
 
 import (
@@ -131,6 +140,7 @@ type Lease struct {
 // record is a host file's content.
 type record struct {
 	Next          int64        `json:"next"`
+	End           int64        `json:"end,omitempty"` // when the last request ended
 	CrawlDelay    int64        `json:"crawl_delay,omitempty"`
 	CrawlDelayExp int64        `json:"crawl_delay_exp,omitempty"`
 	Strikes       int          `json:"strikes,omitempty"`
@@ -152,12 +162,15 @@ func (g *Gate) TryAcquire(host string, delay time.Duration) (l Lease, wait time.
 		if r.CrawlDelayExp > now && r.CrawlDelay > d {
 			d = r.CrawlDelay
 		}
-		if r.Next > now {
-			wait = time.Duration(r.Next - now)
+		// With a delay, requests to the host never overlap, and each
+		// starts at least the delay after the previous one ended; without
+		// one, up to Conns run at once.
+		if len(r.Leases) >= g.opt.Conns || d > 0 && len(r.Leases) > 0 {
+			wait = clampDur(time.Duration(d)/4, 5*time.Millisecond, 100*time.Millisecond)
 			return false
 		}
-		if len(r.Leases) >= g.opt.Conns {
-			wait = clampDur(time.Duration(d)/4, 5*time.Millisecond, 100*time.Millisecond)
+		if ready := max(r.Next, r.End+d); ready > now {
+			wait = time.Duration(ready - now)
 			return false
 		}
 		g.id++
@@ -204,6 +217,7 @@ func (g *Gate) Release(l Lease, o Outcome) error {
 				break
 			}
 		}
+		r.End = now
 		switch {
 		case o.Throttled:
 			d := o.RetryAfter

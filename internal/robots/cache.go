@@ -12,9 +12,10 @@ import (
 // Answer is what fetching robots.txt gave: the final status and body, or
 // Err for no HTTP answer at all (network error, timeout, redirect loop).
 type Answer struct {
-	Status int
-	Body   []byte
-	Err    error
+	Status      int
+	Body        []byte
+	Err         error
+	Unavailable bool // no robots.txt to be had, e.g. too many redirects: like a 4xx
 }
 
 // Cache keeps each host's rules for at most TTL. Fill in Fetch and Agent;
@@ -93,6 +94,8 @@ func (c *Cache) decide(a Answer) (*Rules, time.Duration) {
 		fail = 10 * time.Minute
 	}
 	switch {
+	case a.Unavailable:
+		return AllowAll(a.Status), ttl
 	case a.Err != nil || a.Status >= 500 || a.Status == 0:
 		r := DisallowAll()
 		r.Status = a.Status

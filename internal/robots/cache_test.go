@@ -24,6 +24,7 @@ func TestCacheStatusPolicy(t *testing.T) {
 		{"500 disallows", Answer{Status: 500}, "http://h/x", false},
 		{"503 disallows", Answer{Status: 503}, "http://h/x", false},
 		{"unreachable disallows", Answer{Err: errors.New("connection refused")}, "http://h/x", false},
+		{"redirect loop is unavailable", Answer{Unavailable: true}, "http://h/x", true},
 		{"unreachable still allows robots.txt", Answer{Err: errors.New("refused")}, "http://h/robots.txt", true},
 	}
 	for _, tt := range tests {
