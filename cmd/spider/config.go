@@ -54,19 +54,37 @@ type FetchConfig struct {
 
 // Config is the TOML configuration file. See config.example.toml.
 type Config struct {
-	List        string    `toml:"list"`
-	Mirror      string    `toml:"mirror"`
-	Start       []string  `toml:"start"`
-	Hosts       []string  `toml:"hosts"`
-	Concurrency *int      `toml:"concurrency"`
-	Delay       *Duration `toml:"delay"`
-	Lease       *Duration `toml:"lease"`
-	// Politeness and robots.txt.
-	Robots          *bool                    `toml:"robots"`
-	HostConnections *int                     `toml:"host_connections"`
-	MaxSlowDown     *Duration                `toml:"max_slow_down"`
-	Fetch           FetchConfig              `toml:"fetch"`
-	Profile         map[string]ProfileConfig `toml:"profile"`
+	List        string                   `toml:"list"`
+	Mirror      string                   `toml:"mirror"`
+	Start       []string                 `toml:"start"`
+	Hosts       []string                 `toml:"hosts"`
+	Concurrency *int                     `toml:"concurrency"`
+	Delay       *Duration                `toml:"delay"`
+	Lease       *Duration                `toml:"lease"`
+	Fetch       FetchConfig              `toml:"fetch"`
+	Profile     map[string]ProfileConfig `toml:"profile"`
+	// Politeness and robots.txt, scope, limits (see config.example.toml).
+	Robots          *bool        `toml:"robots"`
+	HostConnections *int         `toml:"host_connections"`
+	MaxSlowDown     *Duration    `toml:"max_slow_down"`
+	Scope           ScopeConfig  `toml:"scope"`
+	Limits          LimitsConfig `toml:"limits"`
+}
+
+// ScopeConfig narrows or widens which links are followed.
+type ScopeConfig struct {
+	Include    []string `toml:"include"`
+	Exclude    []string `toml:"exclude"`
+	SkipCGI    *bool    `toml:"skip_cgi"`
+	Requisites *bool    `toml:"requisites"`
+}
+
+// LimitsConfig bounds links, against spider traps.
+type LimitsConfig struct {
+	MaxURLLength  *int `toml:"max_url_length"`
+	MaxLinkLevel  *int `toml:"max_link_level"`
+	MaxRepeat     *int `toml:"max_repeat"`
+	MaxNewPerHost *int `toml:"max_new_per_host"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

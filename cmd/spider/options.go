@@ -10,6 +10,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/scope"
 )
 
 // profileDefaults are the built-in profiles. Any other profile must be
@@ -40,6 +41,8 @@ type Settings struct {
 	UntilIdle   bool
 	Fetch       fetch.Options
 	Polite      PoliteSettings
+	Scope       scope.Config // Hosts unused: see Hosts
+	NewPerHost  int          // links taken per host per pass
 }
 
 // PoliteSettings are the robots.txt and per-host politeness settings.
@@ -114,6 +117,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
+	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
+		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
+	s.NewPerHost = 5000
 
 	// The config file.
 	setStr(&s.List, cfg.List)
@@ -133,6 +139,14 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setPtr(&s.Polite.Robots, cfg.Robots)
 	setPtr(&s.Polite.HostConns, cfg.HostConnections)
 	setDur(&s.Polite.MaxSlowDown, cfg.MaxSlowDown)
+	s.Scope.Include = append(s.Scope.Include, cfg.Scope.Include...)
+	s.Scope.Exclude = append(s.Scope.Exclude, cfg.Scope.Exclude...)
+	setPtr(&s.Scope.SkipCGI, cfg.Scope.SkipCGI)
+	setPtr(&s.Scope.Requisites, cfg.Scope.Requisites)
+	setPtr(&s.Scope.Limits.MaxURLLen, cfg.Limits.MaxURLLength)
+	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
+	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
+	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
 	if p, ok := cfg.Profile[name]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -216,10 +230,21 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("host_connections must be 1 to 64, got %d", s.Polite.HostConns), ""}
 	case s.Polite.MaxSlowDown <= 0 || s.Polite.MaxSlowDown > time.Hour:
 		return usageErr{fmt.Errorf("max_slow_down must be more than 0 and at most 1h, got %v", s.Polite.MaxSlowDown), ""}
+	case s.Scope.Limits.MaxURLLen < 64 || s.Scope.Limits.MaxURLLen > 4096:
+		return usageErr{fmt.Errorf("max_url_length must be 64 to 4096, got %d", s.Scope.Limits.MaxURLLen), ""}
+	case s.Scope.Limits.MaxLevel < 1:
+		return usageErr{fmt.Errorf("max_link_level must be at least 1, got %d", s.Scope.Limits.MaxLevel), ""}
+	case s.Scope.Limits.MaxRepeat < 1:
+		return usageErr{fmt.Errorf("max_repeat must be at least 1, got %d", s.Scope.Limits.MaxRepeat), ""}
+	case s.NewPerHost < -1 || s.NewPerHost == 0:
+		return usageErr{fmt.Errorf("max_new_per_host must be at least 1, or -1 for no limit, got %d", s.NewPerHost), ""}
 	case s.Cycles < 0:
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	if _, err := scope.New(s.Scope); err != nil {
+		return usageErr{err, "patterns are Go regular expressions (RE2 syntax), matched against the whole URL"}
 	}
 	return nil
 }

@@ -147,6 +147,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
+		Scope: s.Scope, MaxNewPerHost: s.NewPerHost,
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)

@@ -33,12 +33,14 @@ type politeness struct {
 	mu    sync.Mutex
 	crawl map[string]time.Duration // Crawl-delay per host, from robots.txt
 	queue map[string]chan struct{} // one waiter per host at the gate
+	wake  map[string]chan struct{} // a request of this process to the host ended
 	next  map[string]time.Time     // local fallback: next slot per host
 }
 
 func newPoliteness(cfg Config, listPath string) *politeness {
 	p := &politeness{delay: cfg.Delay, base: max(cfg.Delay, time.Second),
-		crawl: map[string]time.Duration{}, queue: map[string]chan struct{}{}, next: map[string]time.Time{}}
+		crawl: map[string]time.Duration{}, queue: map[string]chan struct{}{},
+		wake: map[string]chan struct{}{}, next: map[string]time.Time{}}
 	if listPath == "" {
 		return p
 	}
@@ -84,10 +86,10 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(err
 		return func(error) {}, p.waitLocal(ctx, host)
 	}
 	p.mu.Lock()
-	q := p.queue[host]
+	q, wake := p.queue[host], p.wake[host]
 	if q == nil {
-		q = make(chan struct{}, 1)
-		p.queue[host] = q
+		q, wake = make(chan struct{}, 1), make(chan struct{}, 1)
+		p.queue[host], p.wake[host] = q, wake
 	}
 	p.mu.Unlock()
 	select {
@@ -95,7 +97,7 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	l, err := p.gate.Acquire(ctx, host, p.hostDelay(host))
+	l, err := p.gateAcquire(ctx, host, wake)
 	<-q
 	if err != nil {
 		if ctx.Err() != nil {
@@ -104,7 +106,34 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(err
 		// The shared state failed (disk full?): go on with local spacing.
 		return func(error) {}, p.waitLocal(ctx, host)
 	}
-	return func(ferr error) { p.gate.Release(l, p.outcome(ferr)) }, nil
+	return func(ferr error) {
+		p.gate.Release(l, p.outcome(ferr))
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}, nil
+}
+
+// gateAcquire is hostgate's Acquire, woken early when a request of this
+// process to the host ends: the gate polls for connections freed by other
+// processes, but need not wait a poll for those freed here.
+func (p *politeness) gateAcquire(ctx context.Context, host string, wake chan struct{}) (hostgate.Lease, error) {
+	for {
+		l, wait, err := p.gate.TryAcquire(host, p.hostDelay(host))
+		if err != nil || wait <= 0 {
+			return l, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return hostgate.Lease{}, ctx.Err()
+		case <-wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
 }
 
 // outcome says what a fetch's error means for the host's pace.
