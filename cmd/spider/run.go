@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -142,6 +144,10 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		ctx, cancel = context.WithTimeout(ctx, s.For)
 		defer cancel()
 	}
+	// No connection into the local network unless the crawl starts there,
+	// whatever a link, a redirect or a DNS answer says.
+	loopback, private := scope.Allowed(hosts)
+	s.Fetch.Refuse = func(a netip.Addr) bool { return scope.Refuse(a, loopback, private) }
 	eng := crawl.New(crawl.Config{
 		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,8 @@ func TestHostLinkBudget(t *testing.T) {
 func TestHostileFailuresKeepCopies(t *testing.T) {
 	v := newHostile(t, hostile.Options{})
 	v.fetch.Timeout, v.fetch.HeaderTimeout = time.Second, 500*time.Millisecond
+	lo, pr := scope.Allowed([]string{hostOf(v.base + "/")}) // as cmd/spider wires it
+	v.fetch.Refuse = func(a netip.Addr) bool { return scope.Refuse(a, lo, pr) }
 	cases := []struct {
 		path    string
 		maxHits int    // requests to the case's paths in the failing run
@@ -204,6 +207,7 @@ func TestHostileFailuresKeepCopies(t *testing.T) {
 		reason  string // in the log line of the failure
 	}{
 		{"/loop/a", 2, "/loop/", "redirect loop"},
+		{"/redirect-private", 1, "", "connection to 169.254.169.254 refused"},
 		{"/chain/0", 11, "/chain/", "stopped after 10 redirects"},
 		{"/gzip-bomb", 1, "", "body over limit"},
 		{"/big", 1, "", "body over limit"},

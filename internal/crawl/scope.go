@@ -31,14 +31,8 @@ func (e *Engine) scopeRules() *scope.Rules {
 		for _, s := range e.cfg.Starts {
 			hosts = append(hosts, hostOf(s))
 		}
-		for _, h := range hosts { // the start decides: a test site, an intranet
-			switch scope.Class(h) {
-			case scope.Loopback:
-				c.AllowLoopback = true
-			case scope.PrivateNet:
-				c.AllowPrivate = true
-			}
-		}
+		// The start decides: a test site, an intranet.
+		c.AllowLoopback, c.AllowPrivate = scope.Allowed(hosts)
 		r, err := scope.New(c)
 		if err != nil {
 			// cmd/spider compiles the same config first; this is a

@@ -74,7 +74,7 @@ func Transient(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrRedirects) {
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrRedirects) || errors.Is(err, ErrRefusedAddr) {
 		return false
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {

@@ -24,6 +24,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"strings"
@@ -41,6 +42,10 @@ type Options struct {
 	MaxBody         int64         // bytes after content decoding; default 32 MiB
 	MaxRedirects    int           // redirects followed; default 10
 	MaxConnsPerHost int           // open connections per host; default 4
+	// Refuse, if set, turns down connections to the addresses it names
+	// (see dial.go): checked on the address dialled, after DNS, at every
+	// redirect hop.
+	Refuse func(netip.Addr) bool
 }
 
 // Defaults for zero Options fields.
@@ -102,6 +107,7 @@ func New(o Options) *Client {
 	tr.DialContext = (&net.Dialer{
 		Timeout:   o.ConnectTimeout,
 		KeepAlive: 30 * time.Second,
+		Control:   dialControl(o.Refuse),
 	}).DialContext
 	tr.ResponseHeaderTimeout = o.HeaderTimeout
 	tr.MaxConnsPerHost = o.MaxConnsPerHost

@@ -11,6 +11,7 @@
 //	/spiral/a/b/        links to "a/b/", so /spiral/a/b/a/b/... without end
 //	/long/N             links to /long/ with an ever longer name (doubling)
 //	/loop/a, /loop/b    redirect to each other
+//	/redirect-private   redirects to http://169.254.169.254/latest/meta-data/ (the cloud metadata service)
 //	/chain/N            redirects to /chain/N+1 up to /chain/30, which is a page (30 hops)
 //	/gzip-bomb          Content-Encoding: gzip, Options.BombSize bytes decoded from a few KiB
 //	/big                Options.BigSize bytes (default 100 MB), chunked, no Content-Length
@@ -187,7 +188,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serve(sw, r, p, n)
 }
 
-var cases = []string{"/private/", "/calendar/", "/spiral/", "/long/", "/loop/", "/chain/", "/gzip-bomb", "/big",
+var cases = []string{"/private/", "/calendar/", "/spiral/", "/long/", "/loop/", "/redirect-private", "/chain/", "/gzip-bomb", "/big",
 	"/trickle", "/slow-headers", "/503-then-200", "/429", "/503", "/404-then-200", "/410",
 	"/cp1251", "/koi8r", "/sjis", "/bad-utf8", "/private-links"}
 
@@ -209,7 +210,7 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 	switch {
 	case p == "/":
 		var b strings.Builder
-		for _, c := range []string{"/private/secret", "/calendar/2026-11-21", "/spiral/a/b/", "/long/x", "/loop/a", "/chain/0",
+		for _, c := range []string{"/private/secret", "/calendar/2026-11-21", "/spiral/a/b/", "/long/x", "/loop/a", "/redirect-private", "/chain/0",
 			"/gzip-bomb", "/big", "/big-declared", "/trickle", "/slow-headers", "/503-then-200", "/429", "/503",
 			"/404-then-200", "/410", "/cp1251", "/koi8r", "/sjis", "/bad-utf8", "/private-links"} {
 			fmt.Fprintf(&b, "<a href=\"%s\">%s</a>\n", c, c)
@@ -240,6 +241,8 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 	case strings.HasPrefix(p, "/long/"):
 		name := strings.TrimPrefix(p, "/long/")
 		page(w, "long", fmt.Sprintf(`<a href="/long/%s%s">longer</a>`, name, name))
+	case p == "/redirect-private":
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
 	case p == "/loop/a":
 		http.Redirect(w, r, "/loop/b", http.StatusFound)
 	case p == "/loop/b":

@@ -306,3 +306,39 @@ func pathOf(rest string) string {
 	}
 	return p
 }
+
+// Allowed returns which local networks links may lead into, given the
+// hosts the crawl starts from: loopback if one of them is a loopback
+// address, private networks if one is a private address.
+func Allowed(hosts []string) (loopback, private bool) {
+	for _, h := range hosts {
+		switch Class(h) {
+		case Loopback:
+			loopback = true
+		case PrivateNet:
+			private = true
+		}
+	}
+	return loopback, private
+}
+
+// Refuse reports whether a connection to a must be turned down: it is
+// link-local, unspecified or multicast, or loopback or private while those
+// are not allowed (see Allowed). It is the dial-time twin of Check, for
+// fetch.Options.Refuse: it also catches names that resolve into the local
+// network and redirects there.
+func Refuse(a netip.Addr, loopback, private bool) bool {
+	host := a.Unmap().String()
+	if a.Unmap().Is6() {
+		host = "[" + host + "]"
+	}
+	switch Class(host) {
+	case Loopback:
+		return !loopback
+	case PrivateNet:
+		return !private
+	case LinkLocal:
+		return true
+	}
+	return a.IsMulticast()
+}

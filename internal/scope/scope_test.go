@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -151,4 +152,36 @@ func FuzzFollow(f *testing.F) {
 			t.Fatalf("Repeats(%q) < 1", u)
 		}
 	})
+}
+
+func TestRefuse(t *testing.T) {
+	tests := []struct {
+		addr              string
+		loopback, private bool
+		want              bool
+	}{
+		{"127.0.0.1", false, false, true},
+		{"127.0.0.1", true, false, false},
+		{"::1", true, false, false},
+		{"::ffff:127.0.0.1", true, false, false},
+		{"10.0.0.1", true, false, true},
+		{"10.0.0.1", false, true, false},
+		{"169.254.169.254", true, true, true},
+		{"fe80::1", true, true, true},
+		{"0.0.0.0", true, true, true},
+		{"224.0.0.1", true, true, true},
+		{"93.184.216.34", false, false, false},
+		{"2001:db8::1", false, false, false},
+	}
+	for _, tt := range tests {
+		if got := Refuse(netip.MustParseAddr(tt.addr), tt.loopback, tt.private); got != tt.want {
+			t.Errorf("Refuse(%s, loopback %v, private %v) = %v, want %v", tt.addr, tt.loopback, tt.private, got, tt.want)
+		}
+	}
+	if lo, pr := Allowed([]string{"127.0.0.1:8080", "example.com"}); !lo || pr {
+		t.Errorf("Allowed(loopback start) = %v, %v", lo, pr)
+	}
+	if lo, pr := Allowed([]string{"192.168.1.5"}); lo || !pr {
+		t.Errorf("Allowed(private start) = %v, %v", lo, pr)
+	}
 }
