@@ -115,6 +115,9 @@
 //     timeout, and breaking a live lock would be worse. A killed one frees
 //     it at once.
 //   - Readers (spider status) take the same lock for one read pass.
+//   - LIST.hosts.d/ holds each host's politeness state, shared by the
+//     spiders of the list (internal/hostgate, under locks of its own);
+//     this package never touches it.
 //
 // # Write ordering
 //

@@ -28,12 +28,15 @@
 //	/sjis               Shift_JIS page (charset in the header)
 //	/bad-utf8           declared UTF-8, holds invalid bytes
 //	/ru/..., /ja/..., /ok-after-bad   plain pages the encoded pages link to
+//	/etag               a page with an ETag and Last-Modified that answers conditional GETs
+//	                    with 304 until Site.Change("/etag") gives it a new version
 //	/private-links      links to 10.0.0.1, 192.168.1.1, 169.254.169.254, [::1], localhost, ftp:, file:
 //
-// Every other path is 404. With SetHealthy(true) every case path serves a
-// plain, well-formed page instead ("good copy of PATH"), so a test can
-// mirror the good version first and then check that the misbehaving one
-// does no damage to it.
+// Every other path is 404. With SetHealthy(true) every case path but
+// /etag serves a plain, well-formed page instead ("good copy of PATH"), so
+// a test can mirror the good version first and then check that the
+// misbehaving one does no damage to it. Counters such as FailFirst's
+// count only the requests made while not healthy.
 //
 // A Site is safe for concurrent use.
 package hostile
@@ -81,6 +84,8 @@ type Site struct {
 
 	bombOnce sync.Once
 	bomb     []byte
+
+	version map[string]int // Change count per path (/etag)
 }
 
 // New returns a site.
@@ -94,7 +99,7 @@ func New(o Options) *Site {
 	if o.FailFirst <= 0 {
 		o.FailFirst = 1
 	}
-	s := &Site{opt: o, hits: map[string]int{}, bad: map[string]int{}}
+	s := &Site{opt: o, hits: map[string]int{}, bad: map[string]int{}, version: map[string]int{}}
 	s.gzipBomb() // made now, so that serving it takes no time
 	return s
 }
@@ -104,6 +109,14 @@ func New(o Options) *Site {
 func (s *Site) SetHealthy(h bool) {
 	s.mu.Lock()
 	s.healthy = h
+	s.mu.Unlock()
+}
+
+// Change gives the page at path (/etag) a new version: a new body, ETag
+// and Last-Modified.
+func (s *Site) Change(path string) {
+	s.mu.Lock()
+	s.version[path]++
 	s.mu.Unlock()
 }
 
@@ -322,6 +335,15 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 		w.Write(body)
 	case strings.HasPrefix(p, "/ru/"), strings.HasPrefix(p, "/ja/"), p == "/ok-after-bad":
 		page(w, "link target "+p, "")
+	case p == "/etag":
+		s.mu.Lock()
+		v := s.version[p] + 1
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, v))
+		mod := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(v) * time.Hour)
+		body := fmt.Sprintf("<!doctype html><title>etag</title><p>version %d</p>\n", v)
+		http.ServeContent(w, r, "", mod, strings.NewReader(body))
 	case p == "/private-links":
 		page(w, "private links", `<a href="http://10.0.0.1/admin">a</a> <a href="http://192.168.1.1/">b</a>
 <img src="http://169.254.169.254/latest/meta-data/"> <img src="http://10.0.0.1/x.png"> <a href="http://[::1]:9/">c</a> <a href="http://localhost:9/">d</a>

@@ -60,12 +60,30 @@ func TestSite(t *testing.T) {
 	if _, body := get("/calendar/2026-12-31"); !strings.Contains(body, `href="2027-01-01"`) || !strings.Contains(body, `href="2026-12-30"`) {
 		t.Errorf("calendar page %q", body)
 	}
+	// /etag: 304 to its own ETag, a new version after Change.
+	cond := func(etag string) (int, string) {
+		req, _ := http.NewRequest("GET", srv.URL+"/etag", nil)
+		req.Header.Set("If-None-Match", etag)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("ETag")
+	}
+	if code, etag := cond(`"v1"`); code != 304 || etag != `"v1"` {
+		t.Errorf("/etag with its ETag: %d %s, want 304", code, etag)
+	}
+	s.Change("/etag")
+	if code, etag := cond(`"v1"`); code != 200 || etag != `"v2"` {
+		t.Errorf("/etag after Change: %d %s, want 200 with \"v2\"", code, etag)
+	}
 	s.SetHealthy(true)
 	if resp, body := get("/410"); resp.StatusCode != 200 || !strings.Contains(body, "good copy of /410") {
 		t.Errorf("healthy /410: %d %q", resp.StatusCode, body)
 	}
 	reqs := s.Requests()
-	if len(reqs) != 18 || reqs[0].Path != "/robots.txt" || reqs[1].Status != 200 || reqs[len(reqs)-1].Path != "/410" {
+	if len(reqs) != 20 || reqs[0].Path != "/robots.txt" || reqs[1].Status != 200 || reqs[len(reqs)-1].Path != "/410" {
 		t.Errorf("log of %d requests: first %+v, last %+v", len(reqs), reqs[0], reqs[len(reqs)-1])
 	}
 	for i := 1; i < len(reqs); i++ {
