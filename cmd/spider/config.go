@@ -50,6 +50,7 @@ type FetchConfig struct {
 	HeaderTimeout  *Duration `toml:"header_timeout"`
 	MaxBody        *int64    `toml:"max_body"`
 	MaxRedirects   *int      `toml:"max_redirects"`
+	MinRate        *int64    `toml:"min_rate"`
 }
 
 // Config is the TOML configuration file. See config.example.toml.

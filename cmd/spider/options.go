@@ -115,7 +115,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
-		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
+		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
 		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
@@ -136,6 +136,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.Fetch.HeaderTimeout, fc.HeaderTimeout)
 	setPtr(&s.Fetch.MaxBody, fc.MaxBody)
 	setPtr(&s.Fetch.MaxRedirects, fc.MaxRedirects)
+	setPtr(&s.Fetch.MinRate, fc.MinRate)
 	setPtr(&s.Polite.Robots, cfg.Robots)
 	setPtr(&s.Polite.HostConns, cfg.HostConnections)
 	setDur(&s.Polite.MaxSlowDown, cfg.MaxSlowDown)

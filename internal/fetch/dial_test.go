@@ -32,3 +32,23 @@ func TestRefuse(t *testing.T) {
 		t.Errorf("loopback refused: err %v, want ErrRefusedAddr", err)
 	}
 }
+
+// MinRate cuts a trickling body once the grace has passed, well before
+// the overall timeout; the error is transient.
+func TestMinRate(t *testing.T) {
+	base := serve(t, http.HandlerFunc(trickle)) // 10 bytes/s
+	c := New(Options{Timeout: 10 * time.Second, MinRate: 100})
+	c.rateGrace = 300 * time.Millisecond
+	start := time.Now()
+	_, err := c.Get(context.Background(), base+"/", nil)
+	if !errors.Is(err, ErrTooSlow) || !Transient(err) {
+		t.Errorf("err %v (transient %v), want ErrTooSlow, transient", err, Transient(err))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cut after %v, want soon after the 300ms grace", d)
+	}
+	fast := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1<<16)) }))
+	if _, err := c.Get(context.Background(), fast+"/", nil); err != nil {
+		t.Errorf("a fast body: %v", err)
+	}
+}

@@ -46,6 +46,10 @@ type Options struct {
 	// (see dial.go): checked on the address dialled, after DNS, at every
 	// redirect hop.
 	Refuse func(netip.Addr) bool
+	// MinRate, if positive, cuts off a body arriving slower than this
+	// many bytes per second on average, once DefaultMinRateGrace has
+	// passed since its first byte (rate.go).
+	MinRate int64
 }
 
 // Defaults for zero Options fields.
@@ -95,8 +99,9 @@ func (o Options) withDefaults() Options {
 
 // Client fetches pages. It is safe for concurrent use; make one and share it.
 type Client struct {
-	opt Options
-	hc  *http.Client
+	opt       Options
+	hc        *http.Client
+	rateGrace time.Duration // tests; 0 = DefaultMinRateGrace
 }
 
 // New returns a Client with the limits o, defaults filled in.
@@ -197,7 +202,7 @@ func (c *Client) Get(ctx context.Context, canonicalURL string, hdr http.Header) 
 		return nil, fmt.Errorf("fetch: GET %s: %w", redact(final),
 			&limitError{fmt.Sprintf("content-length %d over limit %d", resp.ContentLength, c.opt.MaxBody), ErrTooLarge})
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opt.MaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.slowGuard(resp.Body), c.opt.MaxBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("fetch: GET %s: read body: %w", redact(final), err)
 	}
