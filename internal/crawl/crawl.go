@@ -347,7 +347,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 	arch, slow, errs := e.obs.snapshot(now.Add(-24 * time.Hour))
 	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
-		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs})
+		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs, Disallowed: sum.Disallowed})
 	return c
 }
 
@@ -364,6 +364,8 @@ type Status struct {
 	Errors    int     `json:"errors"`
 	Archived  int     `json:"archived"`
 	InFlight  int     `json:"in_flight"`
+	// Lines robots.txt forbade, recorded disallowed without a request.
+	Disallowed int `json:"disallowed"`
 	// Since this spider started: pages it found gone in the last 24 hours,
 	// its 5 slowest hosts, its 5 most frequent kinds of failure.
 	ArchivedLastDay []Archival   `json:"archived_last_day"`

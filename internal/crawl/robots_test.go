@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -28,6 +29,11 @@ func TestRobotsDisallowThenAllow(t *testing.T) {
 	}
 	if n := v.hits("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt requested %d times in one run, want 1", n)
+	}
+	sts, err := list.ReadStatuses(v.list.Path())
+	var st Status
+	if err != nil || len(sts) != 1 || json.Unmarshal(sts[0].Extra, &st) != nil || st.Disallowed != 1 {
+		t.Errorf("published status %+v (%v): want 1 disallowed", st, err)
 	}
 
 	// Within the window the line is not due; after it, it is checked again.
