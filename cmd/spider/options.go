@@ -245,7 +245,7 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
 	}
 	if _, err := scope.New(s.Scope); err != nil {
-		return usageErr{err, "patterns are Go regular expressions (RE2 syntax), matched against the whole URL"}
+		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}
 	}
 	return nil
 }

@@ -62,17 +62,18 @@ type Config struct {
 
 // Summary is what a run did.
 type Summary struct {
-	Cycles     int
-	Fetched    int // pages fetched with a 2xx answer and written
-	Archived   int
-	Errors     int
-	Disallowed int // lines robots.txt forbids, not fetched
-	Bytes      int64
-	Added      int // lines appended to the list
-	Dropped    int // results dropped: the claim had been taken back
-	InFlight   int // claimed and not yet recorded (Progress only)
-	Elapsed    time.Duration
-	LastCycle  list.CycleStats
+	Cycles    int
+	Fetched   int // pages fetched with a 2xx answer and written
+	Archived  int
+	Errors    int
+	Bytes     int64
+	Added     int // lines appended to the list
+	Dropped   int // results dropped: the claim had been taken back
+	InFlight  int // claimed and not yet recorded (Progress only)
+	Elapsed   time.Duration
+	LastCycle list.CycleStats
+	// robots.txt (robots.go).
+	Disallowed int // lines robots.txt forbids, recorded without a request
 }
 
 // Engine is one running spider.
