@@ -221,3 +221,29 @@ func BenchmarkReserve(b *testing.B) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A 429/503 seen by one process holds back every process.
+func TestSlowDownShared(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		a, b := open(t, dir, Options{}), open(t, dir, Options{})
+		l, _, _ := a.TryAcquire("h", 0)
+		a.Release(l, Outcome{Throttled: true, RetryAfter: 3 * time.Second})
+		if _, w, _ := b.TryAcquire("h", 0); w != 3*time.Second {
+			t.Errorf("other process waits %v after a Retry-After: 3, want 3s", w)
+		}
+		// and a request in flight in one process, with a delay, holds the other
+		time.Sleep(3 * time.Second)
+		l, w, _ := a.TryAcquire("h", time.Second)
+		if w != 0 {
+			t.Fatalf("wait %v", w)
+		}
+		if _, w, _ := b.TryAcquire("h", time.Second); w == 0 {
+			t.Error("a second request overlapped the first with a delay set")
+		}
+		a.Release(l, Outcome{OK: true})
+		if _, w, _ := b.TryAcquire("h", time.Second); w != time.Second {
+			t.Errorf("after the first ended: wait %v, want the full delay 1s", w)
+		}
+	})
+}
