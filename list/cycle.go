@@ -34,7 +34,7 @@ type Add struct {
 // Result is the outcome of fetching a claimed line.
 type Result struct {
 	URL      string
-	State    State     // Downloaded, Archived or Error; 0 returns the claim unfetched
+	State    State     // Downloaded, Archived, Error or Disallowed; 0 returns the claim unfetched
 	File     string    // new copy's path; "" keeps the line's file
 	Modified time.Time // new copy's time; zero keeps the line's time
 }

@@ -20,9 +20,10 @@ const (
 	Downloaded                  // the mirror holds a copy
 	Archived                    // the site answered 404/410; the copy (if any) is kept
 	Error                       // the last fetch failed; the copy (if any) is kept
+	Disallowed                  // robots.txt forbids fetching it; the copy (if any) is kept
 )
 
-var stateNames = [...]string{Found: "found", Claimed: "claimed", Downloaded: "downloaded", Archived: "archived", Error: "error"}
+var stateNames = [...]string{Found: "found", Claimed: "claimed", Downloaded: "downloaded", Archived: "archived", Error: "error", Disallowed: "disallowed"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) && stateNames[s] != "" {

@@ -19,6 +19,7 @@ func TestParseLine(t *testing.T) {
 		{"-  slow 10 claimed - http://a/b", Entry{Spider: "slow", Level: 10, State: Claimed, URL: "http://a/b"}},
 		{"a/b.html - 1 archived 2026-11-21T20:00:00Z http://a/b", Entry{File: "a/b.html", Level: 1, State: Archived, Modified: mod, URL: "http://a/b"}},
 		{"- - 1 error - http://a/%D0%BF", Entry{Level: 1, State: Error, URL: "http://a/%D0%BF"}},
+		{"a/p.html             - 3 disallowed 2026-11-21T20:00:00Z http://a/p", Entry{File: "a/p.html", Level: 3, State: Disallowed, Modified: mod, URL: "http://a/p"}},
 	}
 	for _, tt := range tests {
 		got, err := ParseLine(tt.line)

@@ -15,13 +15,15 @@
 //	file        path of the copy relative to the mirror root, "-" if none
 //	spider_id   the spider that has claimed the line, "-" if unclaimed
 //	level       link distance from a start URL, a decimal; start URLs are 0
-//	state       found | claimed | downloaded | archived | error
+//	state       found | claimed | downloaded | archived | error |
+//	            disallowed
 //	last_modification
 //	            time of the copy in the mirror, "2006-01-02T15:04:05Z"
 //	            (UTC, whole seconds), "-" if there is none; for an
 //	            archived line, when the site last said the page was gone
-//	            (the copy keeps its own time in the mirror); for an error
-//	            line without a copy, when the fetch last failed
+//	            (the copy keeps its own time in the mirror); for a
+//	            disallowed line, when robots.txt last forbade it; for an
+//	            error line without a copy, when the fetch last failed
 //	url         the canonical URL (internal/urlkey): no spaces, one line
 //	            per URL, never two lines for one URL
 //
@@ -37,6 +39,15 @@
 //	downloaded  the mirror holds a copy as of last_modification
 //	archived    the site answered 404 or 410; the copy, if any, is kept
 //	error       the last fetch failed; the copy, if any, is kept untouched
+//	disallowed  the site's robots.txt forbids fetching it; the page was not
+//	            requested, the copy, if any, is kept untouched
+//
+// A disallowed line is due again like any other line, a window after
+// last_modification. The spider that claims it asks its robots.txt (cached
+// for at most 24 hours) before fetching: if it still forbids the URL, the
+// line is recorded disallowed again without requesting the page; if it
+// now allows it, the page is fetched as usual. That is how a changed
+// robots.txt is noticed.
 //
 // A line is claimed exactly when its spider_id is not "-". A found line
 // shows the state "claimed" while claimed; a downloaded, archived or error
@@ -106,6 +117,9 @@
 //     timeout, and breaking a live lock would be worse. A killed one frees
 //     it at once.
 //   - Readers (spider status) take the same lock for one read pass.
+//   - LIST.hosts.d/ holds each host's politeness state, shared by the
+//     spiders of the list (internal/hostgate, under locks of its own);
+//     this package never touches it.
 //
 // # Write ordering
 //

@@ -41,9 +41,9 @@ func FuzzMerge(f *testing.F) {
 				c.Add = append(c.Add, Add{URL: u, Level: int(arg>>4) % 4})
 			}
 			// Results for the lines held: states from op.
-			states := []State{0, Downloaded, Archived, Error}
+			states := []State{0, Downloaded, Archived, Error, Disallowed}
 			for k, u := range held {
-				c.Results = append(c.Results, Result{URL: u, State: states[(int(op>>3)+k)%4], File: "h/f", Modified: now})
+				c.Results = append(c.Results, Result{URL: u, State: states[(int(op>>3)+k)%len(states)], File: "h/f", Modified: now})
 			}
 			c.Pick = allPicker{int(op>>5) % 4}
 			if err := l.Run(context.Background(), c); err != nil {

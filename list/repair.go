@@ -98,7 +98,7 @@ func (l *List) Repair(ctx context.Context, running func(spider string) bool, mis
 			}
 			if e.File != "" && missing(e.File) {
 				e.File = ""
-				if e.State != Archived {
+				if e.State != Archived && e.State != Disallowed { // their time is the last check, not the copy's
 					e.State, e.Modified = Found, time.Time{}
 					if e.Spider != "" {
 						e.State = Claimed

@@ -50,6 +50,7 @@ type FetchConfig struct {
 	HeaderTimeout  *Duration `toml:"header_timeout"`
 	MaxBody        *int64    `toml:"max_body"`
 	MaxRedirects   *int      `toml:"max_redirects"`
+	MinRate        *int64    `toml:"min_rate"`
 }
 
 // Config is the TOML configuration file. See config.example.toml.
@@ -67,11 +68,33 @@ type Config struct {
 	// The mirror as people browse it; see config.example.toml.
 	RemoveArchived       *bool `toml:"remove_archived"`
 	CaseInsensitiveNames *bool `toml:"case_insensitive_names"`
-	ForeignRequisites    *bool `toml:"foreign_requisites"`
 
 	// When a 404 archives: see crawl.Config.
 	ArchiveAfter *int      `toml:"archive_after"`
 	ConfirmGone  *Duration `toml:"confirm_gone"`
+
+	// Politeness and robots.txt, scope, limits (see config.example.toml).
+	Robots          *bool        `toml:"robots"`
+	HostConnections *int         `toml:"host_connections"`
+	MaxSlowDown     *Duration    `toml:"max_slow_down"`
+	Scope           ScopeConfig  `toml:"scope"`
+	Limits          LimitsConfig `toml:"limits"`
+}
+
+// ScopeConfig narrows or widens which links are followed.
+type ScopeConfig struct {
+	Include    []string `toml:"include"`
+	Exclude    []string `toml:"exclude"`
+	SkipCGI    *bool    `toml:"skip_cgi"`
+	Requisites *bool    `toml:"requisites"`
+}
+
+// LimitsConfig bounds links, against spider traps.
+type LimitsConfig struct {
+	MaxURLLength  *int `toml:"max_url_length"`
+	MaxLinkLevel  *int `toml:"max_link_level"`
+	MaxRepeat     *int `toml:"max_repeat"`
+	MaxNewPerHost *int `toml:"max_new_per_host"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -61,7 +61,7 @@ func TestConfigErrors(t *testing.T) {
 
 func TestPrecedence(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.toml")
-	os.WriteFile(path, []byte("delay = \"3s\"\nconcurrency = 7\nremove_archived = true\ncase_insensitive_names = true\nforeign_requisites = false\n[profile.fast]\nwindow = \"2h\"\nbatch = 3\n"), 0o644)
+	os.WriteFile(path, []byte("delay = \"3s\"\nconcurrency = 7\nremove_archived = true\ncase_insensitive_names = true\n[scope]\nrequisites = false\n[profile.fast]\nwindow = \"2h\"\nbatch = 3\n"), 0o644)
 	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Window != 2*time.Hour || s.Batch != 9 || s.Delay != 3*time.Second || s.Concurrency != 7 || s.MaxLevel != 3 || !s.RemoveArchived || !s.CaseInsensitiveNames || s.ForeignRequisites {
+	if s.Window != 2*time.Hour || s.Batch != 9 || s.Delay != 3*time.Second || s.Concurrency != 7 || s.MaxLevel != 3 || !s.RemoveArchived || !s.CaseInsensitiveNames || s.Scope.Requisites {
 		t.Errorf("settings %+v: want window 2h (file), batch 9 (flag), delay 3s (file), concurrency 7 (file), max level 3 (default), remove archived (file)", s)
 	}
 }
@@ -86,8 +86,8 @@ func TestMirrorDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.RemoveArchived || s.CaseInsensitiveNames || !s.ForeignRequisites {
-		t.Errorf("defaults: remove_archived %v, case_insensitive_names %v, foreign_requisites %v; want false, false, true",
-			s.RemoveArchived, s.CaseInsensitiveNames, s.ForeignRequisites)
+	if s.RemoveArchived || s.CaseInsensitiveNames || !s.Scope.Requisites {
+		t.Errorf("defaults: remove_archived %v, case_insensitive_names %v, scope.requisites %v; want false, false, true",
+			s.RemoveArchived, s.CaseInsensitiveNames, s.Scope.Requisites)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/scope"
 )
 
 // profileDefaults are the built-in profiles. Any other profile must be
@@ -46,7 +47,17 @@ type Settings struct {
 	// The mirror as people browse it: config only, no flags.
 	RemoveArchived       bool // remove_archived, default false
 	CaseInsensitiveNames bool // case_insensitive_names, default false
-	ForeignRequisites    bool // foreign_requisites, default true
+
+	Polite     PoliteSettings
+	Scope      scope.Config // Hosts unused: see Hosts
+	NewPerHost int          // links taken per host per pass
+}
+
+// PoliteSettings are the robots.txt and per-host politeness settings.
+type PoliteSettings struct {
+	Robots      bool          // obey robots.txt
+	HostConns   int           // requests in flight to one host, all spiders of the list together
+	MaxSlowDown time.Duration // cap on a 429/503 slow-down
 }
 
 // runFlags are the flags of the main command.
@@ -58,6 +69,8 @@ type runFlags struct {
 	window, stale, delay, forDur, lease       time.Duration
 	maxLevel, batch, concurrency, cycles, vrb int
 	untilIdle, quiet, version, help           bool
+	noRobots                                  bool
+	hostConns                                 int
 }
 
 func newRunFlags() *runFlags {
@@ -76,6 +89,8 @@ func newRunFlags() *runFlags {
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "fetches at once (default 4)")
 	fs.DurationVar(&f.delay, "delay", 0, "minimum time between requests to one host (default 1s)")
+	fs.BoolVar(&f.noRobots, "no-robots", false, "ignore robots.txt (for your own site only)")
+	fs.IntVar(&f.hostConns, "host-connections", 0, "requests in flight to one host, all spiders of the list together (default 4)")
 	fs.DurationVar(&f.lease, "lease", 0, "take back the claims of a spider silent this long (default 10m)")
 	fs.DurationVar(&f.forDur, "for", 0, "stop after this long")
 	fs.IntVar(&f.cycles, "cycles", 0, "stop after this many passes over the list")
@@ -107,9 +122,12 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
-	s.ForeignRequisites = true
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
-		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4}
+		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
+	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
+	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
+		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
+	s.NewPerHost = 5000
 
 	// The config file.
 	setStr(&s.List, cfg.List)
@@ -124,7 +142,6 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.ConfirmGone, cfg.ConfirmGone)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
-	setPtr(&s.ForeignRequisites, cfg.ForeignRequisites)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)
@@ -132,6 +149,18 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.Fetch.HeaderTimeout, fc.HeaderTimeout)
 	setPtr(&s.Fetch.MaxBody, fc.MaxBody)
 	setPtr(&s.Fetch.MaxRedirects, fc.MaxRedirects)
+	setPtr(&s.Fetch.MinRate, fc.MinRate)
+	setPtr(&s.Polite.Robots, cfg.Robots)
+	setPtr(&s.Polite.HostConns, cfg.HostConnections)
+	setDur(&s.Polite.MaxSlowDown, cfg.MaxSlowDown)
+	s.Scope.Include = append(s.Scope.Include, cfg.Scope.Include...)
+	s.Scope.Exclude = append(s.Scope.Exclude, cfg.Scope.Exclude...)
+	setPtr(&s.Scope.SkipCGI, cfg.Scope.SkipCGI)
+	setPtr(&s.Scope.Requisites, cfg.Scope.Requisites)
+	setPtr(&s.Scope.Limits.MaxURLLen, cfg.Limits.MaxURLLength)
+	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
+	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
+	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
 	if p, ok := cfg.Profile[name]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -177,6 +206,15 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	if ch("lease") {
 		s.Lease = f.lease
 	}
+	if ch("no-robots") {
+		s.Polite.Robots = !f.noRobots
+	}
+	if ch("host-connections") {
+		s.Polite.HostConns = f.hostConns
+	}
+	// The transport never opens more connections to a host than the
+	// shared cap allows the whole list.
+	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
 	s.For, s.Cycles, s.UntilIdle = f.forDur, f.cycles, f.untilIdle
 	if s.Fetch.UserAgent == "" {
 		s.Fetch.UserAgent = userAgent(s.SpiderID)
@@ -204,10 +242,25 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
 	case s.ArchiveAfter < 1 || s.ArchiveAfter > 100:
 		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers in a row before a page is archived"}
+	case s.Polite.HostConns < 1 || s.Polite.HostConns > 64:
+		return usageErr{fmt.Errorf("host_connections must be 1 to 64, got %d", s.Polite.HostConns), ""}
+	case s.Polite.MaxSlowDown <= 0 || s.Polite.MaxSlowDown > time.Hour:
+		return usageErr{fmt.Errorf("max_slow_down must be more than 0 and at most 1h, got %v", s.Polite.MaxSlowDown), ""}
+	case s.Scope.Limits.MaxURLLen < 64 || s.Scope.Limits.MaxURLLen > 4096:
+		return usageErr{fmt.Errorf("max_url_length must be 64 to 4096, got %d", s.Scope.Limits.MaxURLLen), ""}
+	case s.Scope.Limits.MaxLevel < 1:
+		return usageErr{fmt.Errorf("max_link_level must be at least 1, got %d", s.Scope.Limits.MaxLevel), ""}
+	case s.Scope.Limits.MaxRepeat < 1:
+		return usageErr{fmt.Errorf("max_repeat must be at least 1, got %d", s.Scope.Limits.MaxRepeat), ""}
+	case s.NewPerHost < -1 || s.NewPerHost == 0:
+		return usageErr{fmt.Errorf("max_new_per_host must be at least 1, or -1 for no limit, got %d", s.NewPerHost), ""}
 	case s.Cycles < 0:
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	if _, err := scope.New(s.Scope); err != nil {
+		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -145,19 +147,25 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		ctx, cancel = context.WithTimeout(ctx, s.For)
 		defer cancel()
 	}
+	// No connection into the local network unless the crawl starts there,
+	// whatever a link, a redirect or a DNS answer says.
+	loopback, private := scope.Allowed(hosts)
+	s.Fetch.Refuse = func(a netip.Addr) bool { return scope.Refuse(a, loopback, private) }
 	eng := crawl.New(crawl.Config{
 		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
 		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
-		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames}, ForeignRequisites: s.ForeignRequisites,
+		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
+		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
+		Scope: s.Scope, MaxNewPerHost: s.NewPerHost,
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
 	stopProgress := showProgress(progress, eng)
 	sum, err := eng.Run(ctx)
 	stopProgress()
-	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived,
+	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived, "disallowed", sum.Disallowed,
 		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
 	if err != nil {

@@ -120,7 +120,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 			levels[e.Level] = ls
 		}
 		ls.Lines++
-		if e.File != "" && !e.Modified.IsZero() && e.State != list.Archived { // an archived line's time is its last check
+		if e.File != "" && !e.Modified.IsZero() && e.State != list.Archived && e.State != list.Disallowed { // their time is the last check
 			ls.Copies++
 			if ls.OldestCopy == nil || e.Modified.Before(*ls.OldestCopy) {
 				t := e.Modified
@@ -143,7 +143,7 @@ func printStatus(w io.Writer, st *Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "list\t%s\t%d lines\n", st.List, st.Lines)
 	fmt.Fprintf(tw, "states\t")
-	for _, s := range []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error} {
+	for _, s := range []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error, list.Disallowed} {
 		fmt.Fprintf(tw, "%s %d  ", s, st.States[s.String()])
 	}
 	fmt.Fprintln(tw)

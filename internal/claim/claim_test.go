@@ -35,6 +35,8 @@ func TestDue(t *testing.T) {
 		{"slow deep old", slow, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(25 * time.Hour)}, true},
 		{"slow archived old", slow, list.Entry{Level: 1, State: list.Archived, Modified: ago(25 * time.Hour)}, true},
 		{"error without copy", fast, list.Entry{Level: 1, State: list.Error}, true},
+		{"disallowed within window", fast, list.Entry{Level: 1, State: list.Disallowed, Modified: ago(30 * time.Minute)}, false},
+		{"disallowed due again", fast, list.Entry{Level: 1, State: list.Disallowed, Modified: ago(61 * time.Minute)}, true},
 		{"stale beyond level limit", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Downloaded, Modified: ago(337 * time.Hour)}, true},
 		{"not stale beyond level limit", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Downloaded, Modified: ago(300 * time.Hour)}, false},
 	}

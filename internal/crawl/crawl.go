@@ -37,6 +37,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -59,14 +60,23 @@ type Config struct {
 	Now         func() time.Time
 
 	// Mirror presentation (archive.go, page.go).
-	RemoveArchived    bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
-	Layout            mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
-	ForeignRequisites bool          // mirror the requisites of pages (images, style sheets, scripts, fonts) on any host, not only in scope
+	RemoveArchived bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
+	Layout         mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
 
 	// Fetch history (history.go).
 	Meta         *meta.Store   // nil = LIST.meta beside the list
 	ArchiveAfter int           // 404 answers in a row before a page is archived (410: at once); 0 = 2
 	ConfirmGone  time.Duration // wait between those attempts; 0 = a minute or a quarter window if shorter
+
+	// Politeness and robots.txt (polite.go, robots.go).
+	IgnoreRobots bool          // fetch what robots.txt forbids (for one's own site)
+	HostConns    int           // requests in flight to one host, all spiders of the list together; 0 = 4
+	MaxSlowDown  time.Duration // cap on how far a 429/503 pushes a host's next request; 0 = 1h
+	// Which links are followed (scope.go): patterns, requisites, limits.
+	// Scope.Hosts is ignored (Hosts above rules); a start URL on a private
+	// or loopback address allows links to such addresses.
+	Scope         scope.Config
+	MaxNewPerHost int // distinct links taken per host per pass; 0 = DefaultMaxNewPerHost, -1 = no limit
 }
 
 // Summary is what a run did.
@@ -82,6 +92,8 @@ type Summary struct {
 	InFlight  int // claimed and not yet recorded (Progress only)
 	Elapsed   time.Duration
 	LastCycle list.CycleStats
+	// robots.txt (robots.go).
+	Disallowed int // lines robots.txt forbids, recorded without a request
 }
 
 // Engine is one running spider.
@@ -97,6 +109,8 @@ type Engine struct {
 	scope    map[string]bool
 	polite   *politeness
 	retry    *backoff
+	robots   robotsState
+	follow   follower
 	started  time.Time
 	changes  changeLog // for the mirror's index: changes.go
 	// lastBeat is when this spider last published its heartbeat (unix ns),
@@ -159,7 +173,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	}
 	e := &Engine{
 		cfg: cfg, list: l, mirror: m, log: cfg.Logger, scope: scope,
-		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
+		polite: newPoliteness(cfg, l.Path()), retry: newBackoff(),
 		wake: make(chan struct{}, 1),
 	}
 	e.fetch = f.WithFollow(e.inScope) // redirects never leave the scope
@@ -174,6 +188,7 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // other claim to the pool. A cancelled ctx is a normal stop, not an error.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
+	defer e.polite.close()
 	work := make(chan job, max(e.cfg.Profile.Batch, 1))
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()
@@ -380,7 +395,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 	arch, slow, errs := e.obs.snapshot(now.Add(-24 * time.Hour))
 	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Unchanged: sum.Unchanged, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
-		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs})
+		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs, Disallowed: sum.Disallowed})
 	return c
 }
 
@@ -398,6 +413,8 @@ type Status struct {
 	Errors    int     `json:"errors"`
 	Archived  int     `json:"archived"`
 	InFlight  int     `json:"in_flight"`
+	// Lines robots.txt forbade, recorded disallowed without a request.
+	Disallowed int `json:"disallowed"`
 	// Since this spider started: pages it found gone in the last 24 hours,
 	// its 5 slowest hosts, its 5 most frequent kinds of failure.
 	ArchivedLastDay []Archival   `json:"archived_last_day"`

@@ -62,6 +62,15 @@ type env struct {
 	m     *mirror.Mirror
 	clock time.Time
 	cfg   func(*Config) // if set, changes the config of the next crawls
+	// ignoreRobots is passed on to Config.IgnoreRobots.
+	ignoreRobots bool
+}
+
+// hits returns how often the site was asked for path.
+func (v *env) hits(path string) int {
+	v.site.mu.Lock()
+	defer v.site.mu.Unlock()
+	return v.site.hits[path]
 }
 
 func newEnv(t *testing.T) *env {
@@ -90,7 +99,7 @@ func (v *env) crawl(t *testing.T, window time.Duration) Summary {
 	cfg := Config{
 		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: window, MaxLevel: -1, Batch: 10},
 		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true,
-		Now: func() time.Time { return now },
+		Now: func() time.Time { return now }, IgnoreRobots: v.ignoreRobots,
 	}
 	if v.cfg != nil {
 		v.cfg(&cfg)

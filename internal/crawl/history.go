@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/fetch"
@@ -124,7 +123,7 @@ func failed(rec meta.Record, err error, now time.Time) meta.Record {
 	rec.NotFound = 0
 	rec.Fails++
 	wait := min(time.Minute<<min(rec.Fails-1, 9), 6*time.Hour)
-	if ra := retryAfter(err, now); ra > wait {
+	if ra := retryAfterOf(err, now); ra > wait {
 		wait = min(ra, 24*time.Hour)
 	}
 	rec.RetryAt = now.Add(wait).UTC()
@@ -144,24 +143,14 @@ func statusOf(err error) int {
 	return 0
 }
 
-// retryAfter reads a Retry-After header (seconds or an HTTP date) of an
-// HTTP error; 0 if none.
-func retryAfter(err error, now time.Time) time.Duration {
+// retryAfterOf is the Retry-After of an HTTP error (polite.go reads it;
+// capped at hostgate.MaxSlowDown); 0 if none.
+func retryAfterOf(err error, now time.Time) time.Duration {
 	var he *fetch.HTTPError
 	if !errors.As(err, &he) || he.Header == nil {
 		return 0
 	}
-	v := he.Header.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return t.Sub(now)
-	}
-	return 0
+	return retryAfter(he.Header, now)
 }
 
 // clipHeader keeps a validator only if it is short enough to send back.

@@ -9,14 +9,14 @@ import (
 	"github.com/spider-mirror/spider/internal/rewrite"
 )
 
-// target returns how links on the page saved at file are rewritten: a
+// target returns how links on the page from, saved at file, are rewritten: a
 // link the spider mirrors (mirrors) points, relatively, at the file its URL
 // maps to in the mirror, whether or not that file exists yet (it appears when the page is
 // fetched); any other link becomes absolute, so it still reaches the site
 // from a page opened from disk.
-func (e *Engine) target(file string) rewrite.Target {
+func (e *Engine) target(from, file string) rewrite.Target {
 	return func(abs string, kind extract.Kind) (string, bool) {
-		if !e.mirrors(abs, kind) {
+		if !e.mirrors(from, abs, kind) {
 			return abs, true
 		}
 		to, err := e.cfg.Layout.Path(abs, guessType(abs, kind))

@@ -4,6 +4,7 @@ import (
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -16,13 +17,13 @@ func (e *Engine) transform(file string, resp *fetch.Response) ([]byte, error) {
 	switch {
 	case isHTML(resp.MediaType):
 		ct := resp.Header.Get("Content-Type")
-		body, err := rewrite.HTML(resp.Body, resp.URL, ct, e.target(file))
+		body, err := rewrite.HTML(resp.Body, resp.URL, ct, e.target(resp.URL, file))
 		if err != nil {
 			return nil, err
 		}
 		return rewrite.Charset(body, ct), nil
 	case resp.MediaType == "text/css":
-		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(file))
+		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(resp.URL, file))
 		if err != nil {
 			return nil, err
 		}
@@ -43,13 +44,23 @@ func (e *Engine) links(resp *fetch.Response) ([]extract.Link, error) {
 	return nil, nil
 }
 
-// mirrors reports whether the spider mirrors the link u of kind: a link to
-// a host in scope, or, with Config.ForeignRequisites, a requisite (image,
-// style sheet, script, font) on any host, so that a page looks in the
-// mirror as it does online even when its site loads them from elsewhere
-// (a CDN). Pages and frames on other hosts are never followed.
-func (e *Engine) mirrors(u string, kind extract.Kind) bool {
-	return e.inScope(u) || e.cfg.ForeignRequisites && (kind == extract.Requisite || kind == extract.Style)
+// mirrors reports whether the spider mirrors the link u of kind found on
+// the page from, by the same rules as follows (scope.go) minus the level
+// limit and the per-pass budget: a link to a host in scope, or, with
+// Scope.Requisites, a requisite (image, style sheet, script, font, frame)
+// of an in-scope page on any host, so that a page looks in the mirror as
+// it does online even when its site loads them from elsewhere (a CDN).
+// Pages on other hosts are never followed. Links it mirrors are rewritten
+// to their files; others stay absolute.
+func (e *Engine) mirrors(from, u string, kind extract.Kind) bool {
+	ok, _ := e.scopeRules().FollowIn(e.inScope(from), e.inScope(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+	return ok
+}
+
+// isRequisite reports whether a link of kind is something its page needs
+// to display (fetched at the page's level, from any host), not a page.
+func isRequisite(kind extract.Kind) bool {
+	return kind == extract.Requisite || kind == extract.Style || kind == extract.Frame
 }
 
 // linkLevel is the level of a link of kind found on a line at level: a
@@ -57,7 +68,7 @@ func (e *Engine) mirrors(u string, kind extract.Kind) bool {
 // style sheet, script) or a frame shares its page's level, so that any
 // spider that mirrors a page also mirrors what the page needs to display.
 func linkLevel(level int, kind extract.Kind) int {
-	if kind == extract.Requisite || kind == extract.Style || kind == extract.Frame {
+	if isRequisite(kind) {
 		return level
 	}
 	return min(level+1, list.MaxLevel)

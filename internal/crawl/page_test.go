@@ -32,7 +32,7 @@ func TestLinkLevel(t *testing.T) {
 }
 
 // TestForeignRequisites: an image of a page, on a host out of scope, is
-// mirrored and linked relatively with ForeignRequisites, and left on the
+// mirrored and linked relatively with Scope.Requisites, and left on the
 // live site without; a page on that host is never followed.
 func TestForeignRequisites(t *testing.T) {
 	for _, foreign := range []bool{false, true} {
@@ -43,7 +43,7 @@ func TestForeignRequisites(t *testing.T) {
 		srv := httptest.NewServer(cdn)
 		defer srv.Close()
 		v.site.set("/", 200, `<img src="`+srv.URL+`/i.png"><a href="`+srv.URL+`/page">p</a>`)
-		v.cfg = func(c *Config) { c.ForeignRequisites = foreign }
+		v.cfg = func(c *Config) { c.Scope.Requisites = foreign }
 		v.crawl(t, time.Hour)
 		home := v.file(t, v.line(t, v.base+"/").File)
 		cdnHost := strings.TrimPrefix(srv.URL, "http://")

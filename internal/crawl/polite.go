@@ -2,25 +2,178 @@ package crawl
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/hostgate"
 )
 
-// politeness spaces this process's requests to one host by at least delay.
-// Slots are handed out in order under a mutex: a worker reserves the next
-// free slot for its host and sleeps until it comes.
+// politeness spaces requests to each host. The budget is shared by every
+// spider process of the list through internal/hostgate (files in
+// LIST.hosts.d): with a delay, a request starts at least the host's delay
+// after the previous one of any spider ended, and they never overlap;
+// without one, at most Config.HostConns are in flight at once; a 429 or
+// 503 slows the host down for all of them. Within the
+// process, one worker per host at a time queues at the shared gate (the
+// others wait for it in memory), so the file sees one poller per process.
+//
+// If the gate cannot be opened (the list's directory is read-only, say),
+// politeness falls back to spacing this process's requests only, and says
+// so in the log.
 type politeness struct {
-	delay time.Duration
+	delay time.Duration // configured minimum
+	base  time.Duration // first back-off step after a 429/503 without Retry-After
+	gate  *hostgate.Gate
+
 	mu    sync.Mutex
-	next  map[string]time.Time
+	crawl map[string]time.Duration // Crawl-delay per host, from robots.txt
+	queue map[string]chan struct{} // one waiter per host at the gate
+	wake  map[string]chan struct{} // a request of this process to the host ended
+	next  map[string]time.Time     // local fallback: next slot per host
 }
 
-func newPoliteness(delay time.Duration) *politeness {
-	return &politeness{delay: delay, next: map[string]time.Time{}}
+func newPoliteness(cfg Config, listPath string) *politeness {
+	p := &politeness{delay: cfg.Delay, base: max(cfg.Delay, time.Second),
+		crawl: map[string]time.Duration{}, queue: map[string]chan struct{}{},
+		wake: map[string]chan struct{}{}, next: map[string]time.Time{}}
+	if listPath == "" {
+		return p
+	}
+	g, err := hostgate.Open(listPath+".hosts.d", hostgate.Options{Conns: cfg.HostConns, MaxSlow: cfg.MaxSlowDown})
+	if err != nil {
+		cfg.Logger.Warn("per-host politeness is per process only: the shared state cannot be opened", "err", err)
+		return p
+	}
+	p.gate = g
+	return p
 }
 
-func (p *politeness) wait(ctx context.Context, host string) error {
-	if p.delay <= 0 {
+func (p *politeness) close() {
+	if p.gate != nil {
+		p.gate.Close()
+	}
+}
+
+// hostDelay is the spacing for host: the configured delay, raised by the
+// host's Crawl-delay.
+func (p *politeness) hostDelay(host string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return max(p.delay, p.crawl[host])
+}
+
+// setCrawlDelay records host's Crawl-delay and publishes it to the other
+// spiders of the list.
+func (p *politeness) setCrawlDelay(host string, d time.Duration) {
+	p.mu.Lock()
+	old, ok := p.crawl[host]
+	p.crawl[host] = d
+	p.mu.Unlock()
+	if p.gate != nil && (!ok || old != d) {
+		p.gate.SetCrawlDelay(host, d)
+	}
+}
+
+// acquire waits until a request to host may start. The caller makes the
+// request and then calls release with its error (nil for a 2xx).
+func (p *politeness) acquire(ctx context.Context, host string) (release func(error), err error) {
+	if p.gate == nil {
+		return func(error) {}, p.waitLocal(ctx, host)
+	}
+	p.mu.Lock()
+	q, wake := p.queue[host], p.wake[host]
+	if q == nil {
+		q, wake = make(chan struct{}, 1), make(chan struct{}, 1)
+		p.queue[host], p.wake[host] = q, wake
+	}
+	p.mu.Unlock()
+	select {
+	case q <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	l, err := p.gateAcquire(ctx, host, wake)
+	<-q
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The shared state failed (disk full?): go on with local spacing.
+		return func(error) {}, p.waitLocal(ctx, host)
+	}
+	return func(ferr error) {
+		p.gate.Release(l, p.outcome(ferr))
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}, nil
+}
+
+// gateAcquire is hostgate's Acquire, woken early when a request of this
+// process to the host ends: the gate polls for connections freed by other
+// processes, but need not wait a poll for those freed here.
+func (p *politeness) gateAcquire(ctx context.Context, host string, wake chan struct{}) (hostgate.Lease, error) {
+	for {
+		l, wait, err := p.gate.TryAcquire(host, p.hostDelay(host))
+		if err != nil || wait <= 0 {
+			return l, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return hostgate.Lease{}, ctx.Err()
+		case <-wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// outcome says what a fetch's error means for the host's pace.
+func (p *politeness) outcome(err error) hostgate.Outcome {
+	if err == nil {
+		return hostgate.Outcome{OK: true}
+	}
+	var he *fetch.HTTPError
+	if !errors.As(err, &he) {
+		return hostgate.Outcome{} // network trouble: no verdict
+	}
+	if he.StatusCode == http.StatusTooManyRequests || he.StatusCode == http.StatusServiceUnavailable {
+		return hostgate.Outcome{Throttled: true, RetryAfter: retryAfter(he.Header, time.Now()), Base: p.base}
+	}
+	return hostgate.Outcome{OK: he.StatusCode < 500}
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date. It
+// returns 0 if there is none or it cannot be read or lies in the past.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0
+		}
+		return time.Duration(min(n, int64(hostgate.MaxSlowDown/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), hostgate.MaxSlowDown)
+	}
+	return 0
+}
+
+// waitLocal spaces this process's requests to host by its delay.
+func (p *politeness) waitLocal(ctx context.Context, host string) error {
+	d := p.hostDelay(host)
+	if d <= 0 {
 		return ctx.Err()
 	}
 	p.mu.Lock()
@@ -29,10 +182,10 @@ func (p *politeness) wait(ctx context.Context, host string) error {
 	if n := p.next[host]; n.After(now) {
 		slot = n
 	}
-	p.next[host] = slot.Add(p.delay)
+	p.next[host] = slot.Add(d)
 	p.mu.Unlock()
-	if d := slot.Sub(now); d > 0 {
-		t := time.NewTimer(d)
+	if w := slot.Sub(now); w > 0 {
+		t := time.NewTimer(w)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():

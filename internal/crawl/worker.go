@@ -32,11 +32,17 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	}
 	// ctx (not runCtx): when the stop grace runs out, a job waiting for
 	// its politeness slot gives up too.
-	if err := e.polite.wait(ctx, hostOf(en.URL)); err != nil {
+	if denied, h := e.robotsDenied(ctx, j, &res); denied {
+		rec = h
+		return
+	}
+	release, err := e.polite.acquire(ctx, hostOf(en.URL))
+	if err != nil {
 		return
 	}
 	began := time.Now()
 	resp, err := e.fetch.Get(ctx, en.URL, e.conditional(en, j.rec))
+	release(err)
 	if err == nil || fetch.Gone(err) || fetch.NotModified(err) {
 		e.obs.fetched(hostOf(en.URL), time.Since(began))
 	}
@@ -169,7 +175,7 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
-		if e.mirrors(l.URL, l.Kind) && en.Level < list.MaxLevel {
+		if e.follows(en, l) {
 			adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
 	}

@@ -58,8 +58,9 @@ func NotModified(err error) bool {
 }
 
 // Transient reports whether err is worth retrying later: 5xx, 429 and 408
-// statuses, timeouts (including a context deadline), connection refused or
-// reset, DNS failures, and bodies cut short. A transient error is never
+// statuses, timeouts (including a context deadline and a body below
+// MinRate), connection refused or reset, DNS failures, and bodies cut
+// short. A transient error is never
 // evidence that a page is gone. Cancellation by the caller (context.Canceled)
 // is not transient: it says nothing about the page.
 func Transient(err error) bool {
@@ -74,10 +75,10 @@ func Transient(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrRedirects) {
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrRedirects) || errors.Is(err, ErrRefusedAddr) {
 		return false
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTooSlow) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return true
 	}
 	var te interface{ Timeout() bool }

@@ -24,6 +24,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"strings"
@@ -41,6 +42,14 @@ type Options struct {
 	MaxBody         int64         // bytes after content decoding; default 32 MiB
 	MaxRedirects    int           // redirects followed; default 10
 	MaxConnsPerHost int           // open connections per host; default 4
+	// Refuse, if set, turns down connections to the addresses it names
+	// (see dial.go): checked on the address dialled, after DNS, at every
+	// redirect hop.
+	Refuse func(netip.Addr) bool
+	// MinRate, if positive, cuts off a body arriving slower than this
+	// many bytes per second on average, once DefaultMinRateGrace has
+	// passed since its first byte (rate.go).
+	MinRate int64
 }
 
 // Defaults for zero Options fields.
@@ -90,9 +99,10 @@ func (o Options) withDefaults() Options {
 
 // Client fetches pages. It is safe for concurrent use; make one and share it.
 type Client struct {
-	opt    Options
-	hc     *http.Client
-	follow func(string) bool // nil follows any redirect (WithFollow)
+	opt       Options
+	hc        *http.Client
+	follow    func(string) bool // nil follows any redirect (WithFollow)
+	rateGrace time.Duration     // tests; 0 = DefaultMinRateGrace
 }
 
 // New returns a Client with the limits o, defaults filled in.
@@ -103,6 +113,7 @@ func New(o Options) *Client {
 	tr.DialContext = (&net.Dialer{
 		Timeout:   o.ConnectTimeout,
 		KeepAlive: 30 * time.Second,
+		Control:   dialControl(o.Refuse),
 	}).DialContext
 	tr.ResponseHeaderTimeout = o.HeaderTimeout
 	tr.MaxConnsPerHost = o.MaxConnsPerHost
@@ -192,7 +203,7 @@ func (c *Client) Get(ctx context.Context, canonicalURL string, hdr http.Header) 
 		return nil, fmt.Errorf("fetch: GET %s: %w", redact(final),
 			&limitError{fmt.Sprintf("content-length %d over limit %d", resp.ContentLength, c.opt.MaxBody), ErrTooLarge})
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opt.MaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(c.slowGuard(resp.Body), c.opt.MaxBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("fetch: GET %s: read body: %w", redact(final), err)
 	}

@@ -8,7 +8,7 @@ import "net/http"
 // ErrRedirects that names the target. A crawler passes its scope, so a
 // redirect never leads it off the site.
 func (c *Client) WithFollow(follow func(canonicalURL string) bool) *Client {
-	n := &Client{opt: c.opt, follow: follow}
+	n := &Client{opt: c.opt, follow: follow, rateGrace: c.rateGrace}
 	n.hc = &http.Client{Transport: c.hc.Transport, Timeout: c.hc.Timeout, CheckRedirect: n.checkRedirect}
 	return n
 }

@@ -1,0 +1,119 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/robots"
+	"github.com/spider-mirror/spider/list"
+)
+
+// robotsState is the engine's robots.txt cache, made on first use.
+type robotsState struct {
+	once  sync.Once
+	cache *robots.Cache
+}
+
+func (e *Engine) robotsCache() *robots.Cache {
+	e.robots.once.Do(func() {
+		e.robots.cache = &robots.Cache{
+			Agent: robots.Token(e.fetch.UserAgent()),
+			Fetch: e.fetchRobots,
+		}
+	})
+	return e.robots.cache
+}
+
+// fetchRobots gets robots.txt with the spider's client and limits, in the
+// host's politeness slot like any other request. Too many redirects or a
+// redirect loop count as "unavailable" (RFC 9309 §2.3.1.2), like a 4xx.
+func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answer {
+	host := hostOf(robotsURL)
+	release, err := e.polite.acquire(ctx, host)
+	if err != nil {
+		return robots.Answer{Err: err}
+	}
+	resp, err := e.fetch.Get(ctx, robotsURL, nil)
+	release(err)
+	var he *fetch.HTTPError
+	switch {
+	case err == nil:
+		return robots.Answer{Status: resp.Status, Body: resp.Body}
+	case errors.As(err, &he):
+		return robots.Answer{Status: he.StatusCode}
+	case errors.Is(err, fetch.ErrRedirects):
+		return robots.Answer{Unavailable: true}
+	default:
+		return robots.Answer{Err: err}
+	}
+}
+
+// robotsDenied consults the host's robots.txt (cached for at most 24 h)
+// before the page of j is fetched. It returns true when the page must not
+// be fetched; res then says why, and hist (nil when handing back) is the
+// line's history with the reason in words:
+//
+//   - robots.txt forbids the URL: the line is recorded disallowed, its
+//     time the time of this check, the copy (if any) untouched. It is due
+//     again a window later, and this same check then fetches it if
+//     robots.txt has changed to allow it;
+//   - robots.txt is unreachable (5xx, network error): everything on the
+//     host is off limits for now (RFC 9309); the line is recorded as an
+//     error, as a transient failure, and retried after the usual back-off;
+//   - the spider is stopping: the line is handed back (state 0).
+//
+// It also applies the host's Crawl-delay to the politeness of every spider
+// of the list.
+func (e *Engine) robotsDenied(ctx context.Context, j job, res *list.Result) (denied bool, hist *meta.Record) {
+	if e.cfg.IgnoreRobots {
+		return false, nil
+	}
+	en := j.en
+	host := hostOf(en.URL)
+	scheme, _, _ := strings.Cut(en.URL, "://")
+	rules, changed, err := e.robotsCache().Rules(ctx, scheme+"://"+host)
+	if err != nil {
+		return true, nil // stopping: hand the line back
+	}
+	if changed {
+		e.log.Info("robots.txt changed", "host", host, "crawl_delay", rules.CrawlDelay)
+	}
+	e.polite.setCrawlDelay(host, rules.CrawlDelay)
+	if rules.Allowed(en.URL) {
+		return false, nil
+	}
+	now := e.cfg.Now()
+	if e.voided(j.epoch, now) {
+		return true, nil
+	}
+	h := j.rec
+	h.URL = en.URL
+	if rules.DisallowsAll() {
+		res.State = list.Error
+		if en.File == "" {
+			res.Modified = now
+		}
+		h = failed(h, errRobotsUnreachable, now)
+		h.Status = 0
+		h.Reason = fmt.Sprintf("robots.txt unreachable (status %d): nothing on the host is fetched for now; next attempt after %s",
+			rules.Status, h.RetryAt.Format(time.RFC3339))
+		e.retry.hold(en.URL, h.RetryAt)
+		e.count(func(s *Summary) { s.Errors++ })
+		e.obs.failed(errRobotsUnreachable)
+		e.log.Warn("robots.txt unreachable: the host is off limits for now", "url", en.URL, "robots_status", rules.Status)
+		return true, &h
+	}
+	res.State, res.Modified = list.Disallowed, now
+	h.Reason = "disallowed by robots.txt as of " + now.UTC().Format(time.RFC3339) + "; checked again when due"
+	e.count(func(s *Summary) { s.Disallowed++ })
+	e.log.Info("disallowed by robots.txt", "url", en.URL)
+	return true, &h
+}
+
+var errRobotsUnreachable = errors.New("robots.txt unreachable")

@@ -1,0 +1,367 @@
+// Package hostgate spaces the requests that every spider process sharing
+// one list makes to each host, so a host's minimum delay, Crawl-delay,
+// slow-down after 429/503 and connection cap hold for the sum of all the
+// processes, not for each.
+//
+// # Shared state
+//
+// The state lives in a directory beside the list (LIST.hosts.d), one small
+// file per host, named after the host ("127.0.0.1_3a8080" for
+// 127.0.0.1:8080). A file holds one JSON record:
+//
+//	{"next":N,"end":E,"crawl_delay":D,"crawl_delay_exp":X,"strikes":S,"leases":[{"pid":P,"id":I,"exp":T}]}
+//
+// with times in Unix nanoseconds:
+//
+//   - next: the earliest time the next request may start. Taking a slot
+//     sets it to now + delay; a 429 or 503 pushes it further out
+//     (Retry-After, or a back-off doubling with each strike), never more
+//     than Options.MaxSlow (at most MaxSlowDown, 1 h) ahead.
+//   - end: when the last request ended.
+//   - crawl_delay: the Crawl-delay a process read from the host's
+//     robots.txt, valid until crawl_delay_exp (24 h after it was
+//     published), so a process that has not fetched robots.txt yet
+//     honours it too. The delay applied is the larger of it and the
+//     caller's.
+//   - strikes: 429/503 answers in a row; any other answer clears it.
+//   - leases: the requests in flight. A lease names its process and
+//     expires after Options.LeaseTTL; a lease whose process is gone
+//     (kill(pid, 0) says ESRCH) or whose time is up is dropped by the next
+//     reader, so a killed spider's connections do not leak.
+//
+// # Protocol
+//
+// Every read-modify-write of a host's record holds flock(2) on that file.
+// The file is written in place with one pwrite (padded with spaces to its
+// old length) and never renamed, so the lock is always on the live inode.
+// The lock is held for microseconds (read, decide, write) and never while
+// sleeping or fetching.
+//
+// To fetch, a worker calls Acquire, which tries under the lock: if the
+// host has a delay and a request in flight, or Conns requests in flight,
+// or it is before max(next, end + delay), it gets back how long to wait,
+// sleeps without the lock and tries again; otherwise it takes a lease, sets
+// next = now + delay and goes. When the fetch ends it calls Release, which
+// drops the lease, sets end = now and applies a slow-down.
+//
+// So with a delay, requests to a host by all processes together never
+// overlap and each starts at least the delay after the previous one ended
+// (wget's --wait, and a guarantee the server's own log can check: the
+// previous request had arrived before it ended). With no delay, up to
+// Conns run at once. Retry-After and Crawl-delay bind every process.
+//
+// Writes are not fsynced: the record is advisory timing state. After a
+// crash a torn or garbled record reads as empty (the next request goes at
+// once). Times are the machine's wall clock, shared by all processes; a
+// next more than MaxSlow + 2 minutes ahead (a clock stepped back) is
+// reset.
+//
+// A Gate is safe for concurrent use. Within a process, updates are
+// serialised by a mutex in front of the file lock (flock belongs to the
+// open file, not to the goroutine). Unix only (flock, kill).
+package hostgate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MaxSlowDown bounds how far a 429 or 503 can push a host's next request.
+const MaxSlowDown = time.Hour
+
+// Options are a Gate's limits. Zero fields take the defaults.
+type Options struct {
+	Conns    int           // requests in flight to one host, all processes together; default 4
+	LeaseTTL time.Duration // a lease older than this is dropped; default 5m (must outlast one fetch)
+	MaxSlow  time.Duration // cap on a slow-down; default and maximum MaxSlowDown
+}
+
+// Gate is the shared politeness state of one list.
+type Gate struct {
+	dir string
+	opt Options
+	pid int
+
+	mu    sync.Mutex // guards files, id, and every read-modify-write
+	files map[string]*os.File
+	id    uint64
+
+	now func() time.Time // tests
+}
+
+// Open returns the Gate whose state lives in dir, creating dir.
+func Open(dir string, o Options) (*Gate, error) {
+	if o.Conns <= 0 {
+		o.Conns = 4
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 5 * time.Minute
+	}
+	if o.MaxSlow <= 0 || o.MaxSlow > MaxSlowDown {
+		o.MaxSlow = MaxSlowDown
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("hostgate: %w", err)
+	}
+	// Lease ids start at a random point so that two Gates of one process
+	// (tests) never mistake each other's leases for their own.
+	return &Gate{dir: dir, opt: o, pid: os.Getpid(), files: map[string]*os.File{}, id: rand.Uint64() >> 1, now: time.Now}, nil
+}
+
+// Close closes the host files. Leases still held are dropped by whoever
+// reads their records next, once this process has exited.
+func (g *Gate) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var err error
+	for h, f := range g.files {
+		err = errors.Join(err, f.Close())
+		delete(g.files, h)
+	}
+	return err
+}
+
+// Lease is a request in flight to a host.
+type Lease struct {
+	host string
+	id   uint64
+}
+
+// record is a host file's content.
+type record struct {
+	Next          int64        `json:"next"`
+	End           int64        `json:"end,omitempty"` // when the last request ended
+	CrawlDelay    int64        `json:"crawl_delay,omitempty"`
+	CrawlDelayExp int64        `json:"crawl_delay_exp,omitempty"`
+	Strikes       int          `json:"strikes,omitempty"`
+	Leases        []leaseEntry `json:"leases,omitempty"`
+}
+
+type leaseEntry struct {
+	PID int    `json:"pid"`
+	ID  uint64 `json:"id"`
+	Exp int64  `json:"exp"`
+}
+
+// TryAcquire makes one attempt to start a request to host, at least delay
+// after the previous one. It returns a lease, or the time to wait before
+// trying again.
+func (g *Gate) TryAcquire(host string, delay time.Duration) (l Lease, wait time.Duration, err error) {
+	err = g.update(host, func(r *record, now int64) bool {
+		d := int64(delay)
+		if r.CrawlDelayExp > now && r.CrawlDelay > d {
+			d = r.CrawlDelay
+		}
+		// With a delay, requests to the host never overlap, and each
+		// starts at least the delay after the previous one ended; without
+		// one, up to Conns run at once.
+		if len(r.Leases) >= g.opt.Conns || d > 0 && len(r.Leases) > 0 {
+			wait = clampDur(time.Duration(d)/4, 5*time.Millisecond, 100*time.Millisecond)
+			return false
+		}
+		if ready := max(r.Next, r.End+d); ready > now {
+			wait = time.Duration(ready - now)
+			return false
+		}
+		g.id++
+		l = Lease{host: host, id: g.id}
+		r.Leases = append(r.Leases, leaseEntry{PID: g.pid, ID: g.id, Exp: now + int64(g.opt.LeaseTTL)})
+		r.Next = now + d
+		return true
+	})
+	return l, wait, err
+}
+
+// Acquire waits until a request to host may start (see TryAcquire), or ctx
+// ends.
+func (g *Gate) Acquire(ctx context.Context, host string, delay time.Duration) (Lease, error) {
+	for {
+		l, wait, err := g.TryAcquire(host, delay)
+		if err != nil || wait <= 0 {
+			return l, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Lease{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Outcome is how a request ended, as far as the host's pace is concerned.
+type Outcome struct {
+	OK         bool          // a 2xx, 3xx or 4xx answer: clears the strikes
+	Throttled  bool          // 429 or 503: slow the host down
+	RetryAfter time.Duration // the server's Retry-After; 0 = none (back off by strikes)
+	Base       time.Duration // first back-off step without Retry-After; 0 = 1s
+}
+
+// Release ends the request of l and applies its outcome to the host.
+func (g *Gate) Release(l Lease, o Outcome) error {
+	return g.update(l.host, func(r *record, now int64) bool {
+		for i, e := range r.Leases {
+			if e.PID == g.pid && e.ID == l.id {
+				r.Leases = append(r.Leases[:i], r.Leases[i+1:]...)
+				break
+			}
+		}
+		r.End = now
+		switch {
+		case o.Throttled:
+			d := o.RetryAfter
+			if d <= 0 {
+				base := o.Base
+				if base <= 0 {
+					base = time.Second
+				}
+				d = base << min(r.Strikes, 20)
+			}
+			d = min(d, g.opt.MaxSlow)
+			r.Strikes++
+			r.Next = max(r.Next, now+int64(d))
+		case o.OK:
+			r.Strikes = 0
+		}
+		return true
+	})
+}
+
+// SetCrawlDelay publishes host's Crawl-delay for 24 hours, so every
+// process spaces its requests by at least d.
+func (g *Gate) SetCrawlDelay(host string, d time.Duration) error {
+	return g.update(host, func(r *record, now int64) bool {
+		if r.CrawlDelay == int64(d) && r.CrawlDelayExp > now+int64(time.Hour) {
+			return false
+		}
+		r.CrawlDelay, r.CrawlDelayExp = int64(d), now+int64(24*time.Hour)
+		return true
+	})
+}
+
+// update runs f on host's record under the locks; f reports whether to
+// write the record back.
+func (g *Gate) update(host string, f func(r *record, now int64) bool) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	fh, err := g.file(host)
+	if err != nil {
+		return err
+	}
+	fd := int(fh.Fd())
+	for {
+		err = syscall.Flock(fd, syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("hostgate: lock %s: %w", fh.Name(), err)
+	}
+	defer syscall.Flock(fd, syscall.LOCK_UN)
+
+	var buf [8 << 10]byte
+	n, err := fh.ReadAt(buf[:], 0)
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("hostgate: read %s: %w", fh.Name(), err)
+	}
+	var r record
+	if n > 0 && json.Unmarshal(buf[:n], &r) != nil {
+		r = record{} // torn or garbled: start afresh
+	}
+	now := g.now().UnixNano()
+	live := r.Leases[:0]
+	for _, e := range r.Leases {
+		if e.Exp > now && (e.PID == g.pid || alive(e.PID)) {
+			live = append(live, e)
+		}
+	}
+	dropped := len(live) != len(r.Leases)
+	r.Leases = live
+	if r.Next > now+int64(g.opt.MaxSlow)+int64(MaxCrawlDelay) {
+		r.Next = now // a clock stepped back, or a garbled time
+		dropped = true
+	}
+	if !f(&r, now) && !dropped {
+		return nil
+	}
+	b, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	// Pad with spaces to the old length rather than truncate: JSON ignores
+	// them, and a same-size pwrite is one cheap syscall.
+	for len(b) < n {
+		b = append(b, ' ')
+	}
+	if _, err := fh.WriteAt(b, 0); err != nil {
+		return fmt.Errorf("hostgate: write %s: %w", fh.Name(), err)
+	}
+	return nil
+}
+
+// MaxCrawlDelay bounds a published Crawl-delay (robots.MaxCrawlDelay).
+const MaxCrawlDelay = 2 * time.Minute
+
+// maxOpen caps the host files kept open.
+const maxOpen = 256
+
+func (g *Gate) file(host string) (*os.File, error) {
+	if f := g.files[host]; f != nil {
+		return f, nil
+	}
+	if len(g.files) >= maxOpen {
+		for h, f := range g.files {
+			f.Close()
+			delete(g.files, h)
+			break
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(g.dir, FileName(host)), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("hostgate: %w", err)
+	}
+	g.files[host] = f
+	return f, nil
+}
+
+// FileName returns the name of host's file: the host with every byte
+// outside [a-z0-9.-] written as "_" and two hex digits.
+func FileName(host string) string {
+	var b strings.Builder
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "_%02x", c)
+	}
+	s := b.String()
+	if s == "" || s == "." || s == ".." {
+		s = "_" + s
+	}
+	return s
+}
+
+// alive reports whether process pid may still be running.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func clampDur(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
