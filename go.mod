@@ -9,6 +9,7 @@ require (
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/net v0.62.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0
 )
@@ -16,5 +17,4 @@ require (
 require (
 	github.com/andybalholm/cascadia v1.3.4 // indirect
 	github.com/bits-and-blooms/bitset v1.20.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 )
