@@ -163,6 +163,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 		s.Lease = f.lease
 	}
 	s.For, s.Cycles, s.UntilIdle = f.forDur, f.cycles, f.untilIdle
+	if s.Delay == 0 {
+		s.Fetch.MaxConnsPerHost = max(s.Fetch.MaxConnsPerHost, s.Concurrency) // no politeness: one connection per fetch
+	}
 	if s.Fetch.UserAgent == "" {
 		s.Fetch.UserAgent = userAgent(s.SpiderID)
 	}

@@ -6,15 +6,22 @@
 // together. The profile (fast, slow, or any other) is data in Config; there
 // is no branch on its name.
 //
-// Order of durability: a page is written to the mirror (fsynced, renamed,
-// directory fsynced) before the pass that records it as downloaded, so the
-// list never points at a copy that is not on disk. A failed fetch never
-// touches the copy: only a successful 2xx response replaces a file.
+// Order of durability: a worker stages a fetched page in the mirror (a temp
+// file, mirror.Stage); before each pass, the loop commits everything staged
+// since the last one as one group (mirror.Commit: every temp file fsynced,
+// renamed, every changed directory fsynced once), and only the results
+// whose copies are then durable go into the pass, so the list never points
+// at a copy that is not on disk. A failed fetch never touches the copy:
+// only a successful 2xx response replaces a file.
 //
 // The engine is a pipeline, not a barrier: workers fetch claimed lines while
 // the loop runs a pass whenever the batch is done, results have waited for
 // the flush interval, or the spider is idle and lines may have become due.
 // Each pass tops the in-flight set back up to the profile's batch size.
+// While the links found are mostly new to the list (a first mirror), links
+// are also fetched ahead of their claim and passes run as often as their
+// own cost allows (see ahead.go), so the depth of a site does not multiply
+// the time of a pass.
 package crawl
 
 import (
@@ -43,6 +50,7 @@ type Config struct {
 	Lease       time.Duration // claims of a spider silent this long are taken back
 	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
 	MaxLinks    int           // links taken from one page; 0 = 5000
+	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 8×Concurrency if Delay is 0, else none; <0 = none
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
@@ -86,11 +94,18 @@ type Engine struct {
 	lastBeat atomic.Int64
 	epoch    atomic.Int64
 
-	mu      sync.Mutex // guards the fields below
-	results []list.Result
-	adds    []list.Add
-	sum     Summary
-	wake    chan struct{} // a fetch finished
+	mu       sync.Mutex           // guards the fields below
+	results  []list.Result        // committed, for the next pass
+	ready    []*outcome           // finished fetches of claimed lines, for the next group commit
+	staged   map[string]*pageCopy // copies kept by store, until finish
+	adds     []list.Add
+	ahead    map[string]*aheadItem // lines fetched ahead, until their outcome is handed on
+	aheadq   chan job              // fetches ahead, at most Ahead
+	aheadOn  bool
+	seen     map[string]bool // links found since fetching ahead was turned on
+	stopping bool
+	sum      Summary
+	wake     chan struct{} // a fetch finished
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -107,6 +122,9 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	}
 	if cfg.MaxLinks == 0 {
 		cfg.MaxLinks = 5000
+	}
+	if cfg.Ahead == 0 && cfg.Delay == 0 {
+		cfg.Ahead = 8 * cfg.Concurrency
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
@@ -126,7 +144,8 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	return &Engine{
 		cfg: cfg, list: l, mirror: m, fetch: f, log: cfg.Logger, scope: scope,
 		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), staged: map[string]*pageCopy{},
+		ahead: map[string]*aheadItem{}, aheadq: make(chan job, max(cfg.Ahead, 0)),
 	}
 }
 
@@ -138,14 +157,25 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // other claim to the pool. A cancelled ctx is a normal stop, not an error.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
-	work := make(chan job, max(e.cfg.Profile.Batch, 1))
+	// In flight: at most a batch of claims, plus the lines fetched ahead
+	// that a pass claimed, plus a batch of claims that replace lines
+	// fetched ahead the pass could not claim.
+	work := make(chan job, max(e.cfg.Profile.Batch, 1)*2+max(e.cfg.Ahead, 0))
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()
 	var wg sync.WaitGroup
 	for range e.cfg.Concurrency {
 		wg.Go(func() {
-			for j := range work {
-				e.process(fetchCtx, ctx, j)
+			for {
+				select {
+				case j, ok := <-work:
+					if !ok {
+						return
+					}
+					e.process(fetchCtx, ctx, j)
+				case j := <-e.aheadq:
+					e.process(fetchCtx, ctx, j)
+				}
 			}
 		})
 	}
@@ -159,8 +189,12 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	first := true
 	flush := time.NewTimer(e.cfg.Flush)
 	defer flush.Stop()
+	pace := time.NewTimer(0)
+	defer pace.Stop()
 	for {
-		c := e.cycle(first, len(inflight))
+		began := time.Now()
+		e.commit()
+		c, carried := e.cycle(first, len(inflight))
 		if err := e.list.Run(ctx, c); err != nil {
 			if ctx.Err() == nil {
 				runErr = err
@@ -174,14 +208,22 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
+		e.adapt(c) // before the claims go out: their links follow the new setting
 		epoch := e.epoch.Load()
+		mine := e.decide(carried, c.Claimed, epoch)
 		for _, en := range c.Claimed {
 			if en.Level == 0 {
 				e.widenScope(en.URL) // a start URL seeded while running
 			}
 			inflight[en.URL] = true
-			work <- job{en, epoch} // never blocks: in flight ≤ batch = cap(work)
+			if !mine[en.URL] {
+				e.claimedLine(en.URL)
+				work <- job{en: en, epoch: epoch} // never blocks: in flight ≤ cap(work)
+			}
 		}
+		// Passes driven by fetches ahead are spaced by their own cost, so
+		// the loop holds the list at most half the time.
+		spacing := max(time.Since(began), time.Millisecond)
 		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
@@ -189,7 +231,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		if ctx.Err() != nil || e.cfg.MaxCycles > 0 && e.sum.Cycles >= e.cfg.MaxCycles {
 			break
 		}
-		if len(inflight) == 0 && len(c.Claimed) == 0 && e.pending() == 0 {
+		if len(inflight) == 0 && len(c.Claimed) == 0 && e.pending() == 0 && e.aheadAlive() == 0 {
 			if e.cfg.UntilIdle {
 				break
 			}
@@ -198,17 +240,21 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			}
 			continue
 		}
-		// Wait for the batch to drain, or the flush interval with results ready.
+		// Wait for the batch to drain, or the flush interval with results
+		// ready, or, when fetching ahead, the spacing with anything ready.
 		flush.Reset(e.cfg.Flush)
+		passed := time.Now()
+		pace.Reset(spacing)
 	wait:
 		for {
+			if e.passDue(len(inflight), time.Since(passed) >= spacing) {
+				break
+			}
 			select {
 			case <-ctx.Done():
 				break wait
 			case <-e.wake:
-				if e.pending() >= len(inflight) {
-					break wait // everything in flight has finished
-				}
+			case <-pace.C:
 			case <-flush.C:
 				if e.pending() > 0 {
 					break wait
@@ -222,6 +268,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	if ctx.Err() != nil && len(inflight) > 0 {
 		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(inflight), "at_most", e.cfg.StopGrace)
 	}
+	e.mu.Lock()
+	e.stopping = true
+	e.mu.Unlock()
 	close(work)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -235,7 +284,8 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	// It must run even though ctx is cancelled, but not forever.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	c := e.cycle(false, 0)
+	e.commit()
+	c, _ := e.cycle(false, 0)
 	c.ReleaseOwn = true
 	c.Pick = nil
 	if err := e.list.Run(lctx, c); err != nil {
@@ -251,10 +301,12 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	return e.sum, runErr
 }
 
-// job is a claimed line and the epoch of the pass that claimed it.
+// job is a claimed line and the epoch of the pass that claimed it, or a
+// line fetched ahead of its claim.
 type job struct {
 	en    list.Entry
 	epoch int64
+	ahead bool
 }
 
 // beat records a heartbeat published at now. A gap of more than half the
@@ -310,8 +362,9 @@ func (e *Engine) heartbeats(ctx context.Context) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// cycle builds the next pass from what the workers produced.
-func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
+// cycle builds the next pass from what the workers produced. It returns
+// the lines fetched ahead whose claim the pass decides.
+func (e *Engine) cycle(first bool, inflight int) (*list.Cycle, map[string]bool) {
 	now := e.cfg.Now()
 	e.mu.Lock()
 	c := &list.Cycle{
@@ -319,6 +372,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 		Add: e.adds, Results: e.results, ReleaseOwn: first,
 	}
 	e.adds, e.results = nil, nil
+	carried := e.undecided()
 	sum := e.sum
 	e.mu.Unlock()
 	if first {
@@ -326,7 +380,13 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
 		}
 	}
-	if want := e.cfg.Profile.Batch - inflight; want > 0 {
+	// The lines whose results this pass records are no longer in flight.
+	want := e.cfg.Profile.Batch - (inflight - len(c.Results))
+	switch {
+	case len(carried) > 0:
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: e.retry.skip(now)},
+			ahead: carried, want: max(want, 0)}
+	case want > 0:
 		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: e.retry.skip(now)}
 	}
 	p := e.cfg.Profile
@@ -334,7 +394,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
 		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs})
-	return c
+	return c, carried
 }
 
 // Status is what a spider adds to the status it publishes after each pass
@@ -397,17 +457,46 @@ func (e *Engine) account(c *list.Cycle) {
 	e.sum.LastCycle = c.Stats
 }
 
+// pending returns how many claimed lines have finished since the last pass.
 func (e *Engine) pending() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.results)
+	return len(e.ready)
+}
+
+// passDue reports whether the loop should run a pass now: everything in
+// flight has finished, or, when fetching ahead and spaced is true, lines
+// fetched ahead wait for their claim or results wait to be recorded.
+func (e *Engine) passDue(inflight int, spaced bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := len(e.ready)
+	if p > 0 && p >= inflight {
+		return true
+	}
+	if !spaced {
+		return false
+	}
+	if e.aheadOn && p > 0 {
+		return true
+	}
+	for _, it := range e.ahead {
+		if it.state == undecided {
+			return true
+		}
+	}
+	return false
 }
 
 // idle waits until a line may have become due: the earliest time the
 // picker saw, or a poll interval, since other spiders add lines too.
 func (e *Engine) idle(ctx context.Context, c *list.Cycle) bool {
 	d := clamp(e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
-	if k, ok := c.Pick.(*claim.Picker); ok && !k.Next().IsZero() {
+	k, ok := c.Pick.(*claim.Picker)
+	if a, isAhead := c.Pick.(*aheadPicker); isAhead {
+		k, ok = a.Picker, true
+	}
+	if ok && !k.Next().IsZero() {
 		if until := k.Next().Sub(e.cfg.Now()); until < d {
 			d = max(until, 10*time.Millisecond)
 		}

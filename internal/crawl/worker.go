@@ -19,7 +19,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	en := j.en
 	res := list.Result{URL: en.URL} // State 0: returned unfetched
 	var adds []list.Add
-	defer func() { e.finish(res, adds) }()
+	defer func() { e.finish(j, res, adds) }()
 	if runCtx.Err() != nil || ctx.Err() != nil {
 		return
 	}
@@ -92,7 +92,7 @@ func (e *Engine) store(j job, resp *fetch.Response, now time.Time) (list.Result,
 		body, err = rewrite.HTML(resp.Body, resp.URL, resp.Header.Get("Content-Type"), e.target(file))
 	}
 	if err == nil {
-		err = e.mirror.Write(file, body)
+		err = e.stage(en.URL, file, body) // committed before the pass that records it (commit.go)
 	}
 	if err != nil {
 		res.State = list.Error
@@ -144,17 +144,6 @@ func (e *Engine) widenScope(u string) {
 }
 
 func hostOf(u string) string { return urlkey.Host(u) }
-
-func (e *Engine) finish(res list.Result, adds []list.Add) {
-	e.mu.Lock()
-	e.results = append(e.results, res)
-	e.adds = append(e.adds, adds...)
-	e.mu.Unlock()
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
-}
 
 func (e *Engine) count(f func(*Summary)) {
 	e.mu.Lock()
