@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.5.0
-	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/gofrs/flock v0.13.1
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/spf13/pflag v1.0.10
@@ -14,7 +13,4 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require (
-	github.com/andybalholm/cascadia v1.3.4 // indirect
-	github.com/bits-and-blooms/bitset v1.20.0 // indirect
-)
+require github.com/bits-and-blooms/bitset v1.20.0 // indirect

@@ -1,25 +1,11 @@
 package extract
 
 import (
-	"strings"
-
 	"golang.org/x/net/html"
 
 	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/urlkey"
 )
-
-// selector matches every element some htmlurl rule may apply to.
-var selector = func() string {
-	var b strings.Builder
-	for i, r := range htmlurl.Rules() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.Tag + "[" + r.Attr + "]")
-	}
-	return b.String()
-}()
 
 type collector struct {
 	base  string // document base URL, canonical
