@@ -63,14 +63,29 @@ func (e *Engine) addLinks(adds []list.Add) {
 		}
 		j := job{en: list.Entry{URL: a.URL, Level: a.Level, State: list.Found}, epoch: e.epoch.Load(), ahead: true}
 		select {
-		case e.aheadq <- j:
+		case e.aheadq <- struct{}{}:
 			e.ahead[a.URL] = &aheadItem{}
+			e.stack = append(e.stack, j)
 		default:
 		}
 	}
 	if len(e.seen) > maxSeen {
 		e.setAhead(false)
 	}
+}
+
+// nextAhead returns the link found last among those waiting to be fetched
+// ahead: a worker takes one for each token of aheadq. Last in, first out
+// goes deep first, so the chain of pages that makes a site deep (the
+// "next page" link, last on an index page) is fetched before the pages
+// each of its links fans out to, and the crawl's critical path is not
+// queued behind them.
+func (e *Engine) nextAhead() job {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	j := e.stack[len(e.stack)-1]
+	e.stack = e.stack[:len(e.stack)-1]
+	return j
 }
 
 // setAhead turns fetching ahead on or off. Called with e.mu held.

@@ -50,7 +50,7 @@ type Config struct {
 	Lease       time.Duration // claims of a spider silent this long are taken back
 	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
 	MaxLinks    int           // links taken from one page; 0 = 5000
-	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 8×Concurrency if Delay is 0, else none; <0 = none
+	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 64×Concurrency if Delay is 0, else none; <0 = none
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
@@ -100,7 +100,8 @@ type Engine struct {
 	staged   map[string]*pageCopy // copies kept by store, until finish
 	adds     []list.Add
 	ahead    map[string]*aheadItem // lines fetched ahead, until their outcome is handed on
-	aheadq   chan job              // fetches ahead, at most Ahead
+	aheadq   chan struct{}         // a token for each job in stack
+	stack    []job                 // fetches ahead waiting for a worker, the last found on top
 	aheadOn  bool
 	seen     map[string]bool // links found since fetching ahead was turned on
 	stopping bool
@@ -124,7 +125,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		cfg.MaxLinks = 5000
 	}
 	if cfg.Ahead == 0 && cfg.Delay == 0 {
-		cfg.Ahead = 8 * cfg.Concurrency
+		cfg.Ahead = 64 * cfg.Concurrency
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
@@ -145,7 +146,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		cfg: cfg, list: l, mirror: m, fetch: f, log: cfg.Logger, scope: scope,
 		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
 		wake: make(chan struct{}, 1), staged: map[string]*pageCopy{},
-		ahead: map[string]*aheadItem{}, aheadq: make(chan job, max(cfg.Ahead, 0)),
+		ahead: map[string]*aheadItem{}, aheadq: make(chan struct{}, max(cfg.Ahead, 0)),
 	}
 }
 
@@ -173,8 +174,8 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 						return
 					}
 					e.process(fetchCtx, ctx, j)
-				case j := <-e.aheadq:
-					e.process(fetchCtx, ctx, j)
+				case <-e.aheadq:
+					e.process(fetchCtx, ctx, e.nextAhead())
 				}
 			}
 		})
