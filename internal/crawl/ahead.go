@@ -172,6 +172,7 @@ func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int
 			delete(e.ahead, en.URL)
 		}
 	}
+	defer e.kick()
 	for u := range carried {
 		if mine[u] {
 			continue

@@ -53,10 +53,45 @@ func (e *Engine) finish(j job, res list.Result, adds []list.Add) {
 		e.ready = append(e.ready, o)
 	}
 	e.mu.Unlock()
+	e.kick()
+	e.signal()
+}
+
+// kick asks the committer for a group commit.
+func (e *Engine) kick() {
+	select {
+	case e.commits <- struct{}{}:
+	default:
+	}
+}
+
+// signal wakes the loop to check whether a pass is due.
+func (e *Engine) signal() {
 	select {
 	case e.wake <- struct{}{}:
 	default:
 	}
+}
+
+// committer runs group commits beside the loop until stop is called: each
+// commits what finished while the last one ran, so passes never wait for
+// the disk, and the disk never waits for a pass. The loop commits what is
+// left itself, after stop, before its last pass.
+func (e *Engine) committer() (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-e.commits:
+				e.commit()
+				e.signal()
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 // commit makes the copies of every ready outcome durable in one group

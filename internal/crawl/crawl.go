@@ -6,12 +6,12 @@
 // together. The profile (fast, slow, or any other) is data in Config; there
 // is no branch on its name.
 //
-// Order of durability: a worker stages a fetched page in the mirror (a temp
-// file, mirror.Stage); before each pass, the loop commits everything staged
-// since the last one as one group (mirror.Commit: every temp file fsynced,
-// renamed, every changed directory fsynced once), and only the results
-// whose copies are then durable go into the pass, so the list never points
-// at a copy that is not on disk. A failed fetch never touches the copy:
+// Order of durability: a worker keeps a fetched page's copy in memory; a
+// committer beside the loop writes what finished since its last group
+// (mirror.Stage) and commits it as one group (mirror.Commit: every temp file
+// fsynced, renamed, every changed directory fsynced once), and only results
+// whose copies are then durable go into a pass, so the list never points at
+// a copy that is not on disk. A failed fetch never touches the copy:
 // only a successful 2xx response replaces a file.
 //
 // The engine is a pipeline, not a barrier: workers fetch claimed lines while
@@ -106,7 +106,8 @@ type Engine struct {
 	seen     map[string]bool // links found since fetching ahead was turned on
 	stopping bool
 	sum      Summary
-	wake     chan struct{} // a fetch finished
+	wake     chan struct{} // a fetch finished, or a group commit
+	commits  chan struct{} // outcomes are ready for a group commit
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -145,7 +146,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	return &Engine{
 		cfg: cfg, list: l, mirror: m, fetch: f, log: cfg.Logger, scope: scope,
 		polite: newPoliteness(cfg.Delay), retry: newBackoff(),
-		wake: make(chan struct{}, 1), staged: map[string]*pageCopy{},
+		wake: make(chan struct{}, 1), commits: make(chan struct{}, 1), staged: map[string]*pageCopy{},
 		ahead: map[string]*aheadItem{}, aheadq: make(chan struct{}, max(cfg.Ahead, 0)),
 	}
 }
@@ -192,9 +193,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	defer flush.Stop()
 	pace := time.NewTimer(0)
 	defer pace.Stop()
+	stopCommits := e.committer()
 	for {
 		began := time.Now()
-		e.commit()
 		c, carried := e.cycle(first, len(inflight))
 		if err := e.list.Run(ctx, c); err != nil {
 			if ctx.Err() == nil {
@@ -223,8 +224,8 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			}
 		}
 		// Passes driven by fetches ahead are spaced by their own cost, so
-		// the loop holds the list at most half the time.
-		spacing := max(time.Since(began), time.Millisecond)
+		// the loop holds the list at most a fifth of the time.
+		spacing := max(4*time.Since(began), time.Millisecond)
 		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
@@ -281,6 +282,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		cancelFetches()
 		<-done
 	}
+	stopCommits()
 	// The last pass records what finished and hands everything else back.
 	// It must run even though ctx is cancelled, but not forever.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -462,23 +464,24 @@ func (e *Engine) account(c *list.Cycle) {
 func (e *Engine) pending() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.ready)
+	return len(e.ready) + len(e.results)
 }
 
-// passDue reports whether the loop should run a pass now: everything in
-// flight has finished, or, when fetching ahead and spaced is true, lines
-// fetched ahead wait for their claim or results wait to be recorded.
+// passDue reports whether the loop should run a pass now: when fetching
+// ahead, once spaced is true, if committed results wait to be recorded or
+// lines fetched ahead wait for their claim; otherwise once everything in
+// flight has finished and been committed.
 func (e *Engine) passDue(inflight int, spaced bool) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p := len(e.ready)
-	if p > 0 && p >= inflight {
-		return true
+	p := len(e.results) // committed, to record
+	if !e.aheadOn {
+		return p > 0 && p >= inflight
 	}
 	if !spaced {
 		return false
 	}
-	if e.aheadOn && p > 0 {
+	if p > 0 {
 		return true
 	}
 	for _, it := range e.ahead {
