@@ -106,8 +106,9 @@ func (m *Mirror) createTemp(dir string) (f *os.File, tmp string, made []string, 
 	return nil, "", nil, errors.New("cannot create a temp file")
 }
 
-// mkdirs creates each missing directory of dir and returns every directory
-// of dir: Commit fsyncs the parent of each, so that a new directory's name is
+// mkdirs creates each missing directory of dir, deepest first (most often
+// only the last one is missing: one mkdir), and returns every directory of
+// dir: Commit fsyncs the parent of each, so that a new directory's name is
 // as durable as the file written into it. Parents are synced even for a
 // directory that exists, since another process may have created it and not
 // yet synced its parent.
@@ -115,16 +116,30 @@ func (m *Mirror) mkdirs(dir string) ([]string, error) {
 	if dir == "." {
 		return nil, nil
 	}
+	if err := m.mkdirAll(dir); err != nil {
+		return nil, err
+	}
 	elems := strings.Split(dir, "/")
-	var dirs []string
+	dirs := make([]string, len(elems))
 	for i := range elems {
-		d := strings.Join(elems[:i+1], "/")
-		if err := m.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		dirs = append(dirs, d)
+		dirs[i] = strings.Join(elems[:i+1], "/")
 	}
 	return dirs, nil
+}
+
+// mkdirAll creates dir and its missing parents.
+func (m *Mirror) mkdirAll(dir string) error {
+	err := m.root.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrNotExist) && path.Dir(dir) != "." {
+		if err := m.mkdirAll(path.Dir(dir)); err != nil {
+			return err
+		}
+		err = m.root.Mkdir(dir, 0o755)
+	}
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // Remove removes the file rel and fsyncs its directory; an error for a
