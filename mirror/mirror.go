@@ -130,20 +130,33 @@
 //
 // # Writes, crashes and processes
 //
-// Every file is written by Write, in restic local.Save's order, entirely
-// through an os.Root so that no name, symlink included, can leave the root:
+// Every file is written by Write, or by Stage and then Commit, in restic
+// local.Save's order, entirely through an os.Root so that no name, symlink
+// included, can leave the root:
 //
 //  1. create a temp file ".spider-tmp#" + 16 hex digits in the destination
-//     directory (O_EXCL) and flock(2) it; when the directory is missing,
-//     create each missing directory and fsync its parent;
+//     directory (O_EXCL) and flock(2) it, creating each missing directory;
 //  2. write the data and fsync the temp file;
 //  3. rename it over the destination;
-//  4. close it, releasing the flock, and fsync the directory.
+//  4. close it, releasing the flock, and fsync the directory, and the
+//     parent of each directory of its path (another process may have
+//     created one and not synced its parent yet).
+//
+// Write does all four for one file. Stage does step 1 and the write, and
+// Commit does the rest for a group of staged files at once, each step for
+// the whole group before the next: every fsync of step 2, then every rename,
+// then each changed directory's fsync once. A group of 8 or more files (or
+// directories) is synced with one syncfs(2) of the mirror's file system
+// instead of an fsync each (Linux; it reports write-back errors since
+// Linux 5.8): the cost of a commit then hardly grows with the group, at the
+// price of also flushing what other programs wrote to that file system.
 //
 // So a reader, in this process or another, sees either the complete old
 // file or the complete new one, never a part; concurrent writers of one name
-// leave one writer's complete data. When Write returns nil the data and its
-// name are on disk and survive a power loss. An error before the rename
+// leave one writer's complete data. When Write returns nil, or Commit
+// returns a nil error for a file, the data and its name are on disk and
+// survive a power loss; a staged file is invisible under its name until
+// then. An error before the rename
 // removes the temp file and leaves the old file untouched; an error after it
 // (the directory fsync) leaves the new file in place but not known durable.
 // The temp file stays flocked until after the rename, so that another
@@ -156,8 +169,8 @@
 // a minute ago (a fresh one may belong to a writer that has created but not
 // yet locked it). Directories are never removed.
 //
-// Durability order: the crawler must call Write, and see it return nil,
-// before the list records the URL as downloaded, so the list never refers to
+// Durability order: the crawler must call Write or Commit, and see it
+// return nil for the file, before the list records the URL as downloaded, so the list never refers to
 // a file that a crash can take away (restic's "must only reference existing
 // data" invariant). A crash in between leaves a newer file than the list
 // says, which the next fetch replaces.

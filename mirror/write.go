@@ -20,109 +20,124 @@ const tempPrefix = ".spider-tmp#"
 // old content or the new, never a part, whatever the other goroutines and
 // processes writing rel do. A rel that Path could not produce (not local,
 // "..", backslash, a temp file's name) is rejected with ErrUnsafePath.
+// It is Stage then Commit of that one file.
 func (m *Mirror) Write(rel string, data []byte) error {
-	if err := checkRel(rel); err != nil {
-		return err
-	}
-	if err := m.write(rel, data); err != nil {
-		return fmt.Errorf("mirror: write %s: %w", rel, err)
-	}
-	return nil
-}
-
-func (m *Mirror) write(rel string, data []byte) error {
-	dir := path.Dir(rel)
-	f, tmp, err := m.createTemp(dir)
+	s, err := m.Stage(rel, data)
 	if err != nil {
 		return err
 	}
-	renamed, closed := false, false
-	defer func() {
-		if !closed {
-			f.Close()
-		}
-		if !renamed {
-			m.root.Remove(tmp)
-		}
-	}()
+	return m.Commit([]*Staged{s})[0]
+}
+
+// Staged is data written to a temp file beside its final name: neither
+// durable nor visible under that name until Commit, and removed by Discard.
+// Its temp file stays open and flocked until then.
+type Staged struct {
+	rel, tmp string
+	f        *os.File
+	dirs     []string // directories of rel's path: their parents need an fsync
+	size     int
+	done     bool
+}
+
+// Rel returns the name the file will have once committed.
+func (s *Staged) Rel() string { return s.rel }
+
+// Size returns the number of bytes staged.
+func (s *Staged) Size() int { return s.size }
+
+// Stage writes data to a new temp file in rel's directory, creating missing
+// directories, without any fsync: step 1 and the write of step 2 of the
+// package doc's order. Commit or Discard must follow.
+func (m *Mirror) Stage(rel string, data []byte) (*Staged, error) {
+	if err := checkRel(rel); err != nil {
+		return nil, err
+	}
+	f, tmp, made, err := m.createTemp(path.Dir(rel))
+	if err != nil {
+		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
+	}
+	s := &Staged{rel: rel, tmp: tmp, f: f, dirs: made, size: len(data)}
 	if _, err := f.Write(data); err != nil {
-		return err
+		m.Discard(s)
+		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	return s, nil
+}
+
+// Discard removes a staged file that is not to be committed. The names it
+// would have replaced are untouched. Discarding a committed or discarded
+// file does nothing.
+func (m *Mirror) Discard(s *Staged) {
+	if s == nil || s.done {
+		return
 	}
-	if m.beforeRename != nil {
-		if err := m.beforeRename(tmp); err != nil {
-			return err
-		}
-	}
-	if !holdTempOpen {
-		closed = true
-		if err := f.Close(); err != nil {
-			return err
-		}
-	}
-	if err := m.root.Rename(tmp, rel); err != nil {
-		return err
-	}
-	renamed = true
-	var cerr error
-	if !closed {
-		closed = true
-		cerr = f.Close()
-	}
-	if err := m.syncDir(dir); err != nil {
-		return err
-	}
-	return cerr
+	s.done = true
+	s.f.Close()
+	m.root.Remove(s.tmp)
 }
 
 // createTemp creates and locks a new temp file in dir, creating dir first if
 // it is missing.
-func (m *Mirror) createTemp(dir string) (*os.File, string, error) {
-	made := false
+func (m *Mirror) createTemp(dir string) (f *os.File, tmp string, made []string, err error) {
+	tried := false
 	for range 10 {
-		tmp := path.Join(dir, fmt.Sprintf("%s%016x", tempPrefix, rand.Uint64()))
-		f, err := m.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		tmp = path.Join(dir, fmt.Sprintf("%s%016x", tempPrefix, rand.Uint64()))
+		f, err = m.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		switch {
 		case err == nil:
 			if err := lockFile(f); err != nil {
 				f.Close()
 				m.root.Remove(tmp)
-				return nil, "", err
+				return nil, "", nil, err
 			}
-			return f, tmp, nil
-		case errors.Is(err, fs.ErrNotExist) && !made:
-			if err := m.mkdirs(dir); err != nil {
-				return nil, "", err
+			return f, tmp, made, nil
+		case errors.Is(err, fs.ErrNotExist) && !tried:
+			if made, err = m.mkdirs(dir); err != nil {
+				return nil, "", nil, err
 			}
-			made = true
+			tried = true
 		case errors.Is(err, fs.ErrExist):
 			// Another writer drew the same name: draw again.
 		default:
-			return nil, "", err
+			return nil, "", nil, err
 		}
 	}
-	return nil, "", errors.New("cannot create a temp file")
+	return nil, "", nil, errors.New("cannot create a temp file")
 }
 
-// mkdirs creates each missing directory of dir and fsyncs the parent of each
-// directory of dir, so that a new directory's name is as durable as the
-// file written into it. Parents are synced even for a directory that exists,
-// since another process may have created it and not yet synced its parent.
-func (m *Mirror) mkdirs(dir string) error {
+// mkdirs creates each missing directory of dir, deepest first (most often
+// only the last one is missing: one mkdir), and returns every directory of
+// dir: Commit fsyncs the parent of each, so that a new directory's name is
+// as durable as the file written into it. Parents are synced even for a
+// directory that exists, since another process may have created it and not
+// yet synced its parent.
+func (m *Mirror) mkdirs(dir string) ([]string, error) {
 	if dir == "." {
-		return nil
+		return nil, nil
+	}
+	if err := m.mkdirAll(dir); err != nil {
+		return nil, err
 	}
 	elems := strings.Split(dir, "/")
+	dirs := make([]string, len(elems))
 	for i := range elems {
-		d := strings.Join(elems[:i+1], "/")
-		if err := m.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		dirs[i] = strings.Join(elems[:i+1], "/")
+	}
+	return dirs, nil
+}
+
+// mkdirAll creates dir and its missing parents.
+func (m *Mirror) mkdirAll(dir string) error {
+	err := m.root.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrNotExist) && path.Dir(dir) != "." {
+		if err := m.mkdirAll(path.Dir(dir)); err != nil {
 			return err
 		}
-		if err := m.syncDir(path.Dir(d)); err != nil {
-			return err
-		}
+		err = m.root.Mkdir(dir, 0o755)
+	}
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-func openTemp(t *testing.T) (*Mirror, string) {
+func openTemp(t testing.TB) (*Mirror, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "mirror")
 	m, err := Open(dir)

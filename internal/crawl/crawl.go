@@ -6,10 +6,13 @@
 // together. The profile (fast, slow, or any other) is data in Config; there
 // is no branch on its name.
 //
-// Order of durability: a page is written to the mirror (fsynced, renamed,
-// directory fsynced) before the pass that records it as downloaded, so the
-// list never points at a copy that is not on disk. A failed fetch never
-// touches the copy: only a successful 2xx response replaces a file.
+// Order of durability: a worker keeps a fetched page's copy in memory; a
+// committer beside the loop writes what finished since its last group
+// (mirror.Stage) and commits it as one group (mirror.Commit: every temp file
+// fsynced, renamed, every changed directory fsynced once), and only results
+// whose copies are then durable go into a pass, so the list never points at
+// a copy that is not on disk. A failed fetch never touches the copy:
+// only a successful 2xx response replaces a file.
 //
 // Each URL's fetch history (internal/meta, LIST.meta) is read for the lines
 // a pass claims and written, for the results, just before the pass that
@@ -23,6 +26,10 @@
 // the loop runs a pass whenever the batch is done, results have waited for
 // the flush interval, or the spider is idle and lines may have become due.
 // Each pass tops the in-flight set back up to the profile's batch size.
+// While the links found are mostly new to the list (a first mirror), links
+// are also fetched ahead of their claim and passes run as often as their
+// own cost allows (see ahead.go), so the depth of a site does not multiply
+// the time of a pass.
 package crawl
 
 import (
@@ -53,6 +60,7 @@ type Config struct {
 	Lease       time.Duration // claims of a spider silent this long are taken back
 	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
 	MaxLinks    int           // links taken from one page; 0 = 5000
+	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 64×Concurrency if Delay is 0, else none; <0 = none
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
@@ -121,15 +129,24 @@ type Engine struct {
 	lastBeat atomic.Int64
 	epoch    atomic.Int64
 
-	mu      sync.Mutex // guards the fields below
-	results []list.Result
-	adds    []list.Add
-	history []meta.Record // records to store before the next pass
+	mu       sync.Mutex           // guards the fields below
+	results  []list.Result        // committed, for the next pass
+	ready    []*outcome           // finished fetches of claimed lines, for the next group commit
+	staged   map[string]*pageCopy // copies kept by store, until finish
+	adds     []list.Add
+	ahead    map[string]*aheadItem // lines fetched ahead, until their outcome is handed on
+	aheadq   chan struct{}         // a token for each job in stack
+	stack    []job                 // fetches ahead waiting for a worker, the last found on top
+	aheadOn  bool
+	seen     map[string]bool // links found since fetching ahead was turned on
+	stopping bool
+	sum      Summary
+	history  []meta.Record // records to store before the next pass
 	// pendingHistory is what the pass being built stores first; owned by
 	// the Run loop.
 	pendingHistory []meta.Record
-	sum            Summary
-	wake           chan struct{} // a fetch finished
+	wake           chan struct{} // a fetch finished, or a group commit
+	commits        chan struct{} // outcomes are ready for a group commit
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -156,6 +173,9 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	if cfg.Meta == nil {
 		cfg.Meta = meta.Open(l.Path()+meta.Suffix, time.Minute)
 	}
+	if cfg.Ahead == 0 && cfg.Delay == 0 {
+		cfg.Ahead = 64 * cfg.Concurrency
+	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
 	}
@@ -174,7 +194,8 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	e := &Engine{
 		cfg: cfg, list: l, mirror: m, log: cfg.Logger, scope: scope,
 		polite: newPoliteness(cfg, l.Path()), retry: newBackoff(),
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), commits: make(chan struct{}, 1), staged: map[string]*pageCopy{},
+		ahead: map[string]*aheadItem{}, aheadq: make(chan struct{}, max(cfg.Ahead, 0)),
 	}
 	e.fetch = f.WithFollow(e.inScope) // redirects never leave the scope
 	return e
@@ -189,14 +210,25 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
 	defer e.polite.close()
-	work := make(chan job, max(e.cfg.Profile.Batch, 1))
+	// In flight: at most a batch of claims, plus the lines fetched ahead
+	// that a pass claimed, plus a batch of claims that replace lines
+	// fetched ahead the pass could not claim.
+	work := make(chan job, max(e.cfg.Profile.Batch, 1)*2+max(e.cfg.Ahead, 0))
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()
 	var wg sync.WaitGroup
 	for range e.cfg.Concurrency {
 		wg.Go(func() {
-			for j := range work {
-				e.process(fetchCtx, ctx, j)
+			for {
+				select {
+				case j, ok := <-work:
+					if !ok {
+						return
+					}
+					e.process(fetchCtx, ctx, j)
+				case <-e.aheadq:
+					e.process(fetchCtx, ctx, e.nextAhead())
+				}
 			}
 		})
 	}
@@ -210,8 +242,12 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	first := true
 	flush := time.NewTimer(e.cfg.Flush)
 	defer flush.Stop()
+	pace := time.NewTimer(0)
+	defer pace.Stop()
+	stopCommits := e.committer()
 	for {
-		c := e.cycle(first, len(inflight))
+		began := time.Now()
+		c, carried := e.cycle(first, len(inflight))
 		if err := e.runPass(ctx, c); err != nil {
 			if ctx.Err() == nil {
 				runErr = err
@@ -226,15 +262,23 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
+		e.adapt(c) // before the claims go out: their links follow the new setting
 		epoch := e.epoch.Load()
 		recs := e.records(c.Claimed)
+		mine := e.decide(carried, c.Claimed, epoch)
 		for _, en := range c.Claimed {
 			if en.Level == 0 {
 				e.widenScope(en.URL) // a start URL seeded while running
 			}
 			inflight[en.URL] = true
-			work <- job{en, epoch, recs[en.URL]} // never blocks: in flight ≤ batch = cap(work)
+			if !mine[en.URL] {
+				e.claimedLine(en.URL)
+				work <- job{en: en, epoch: epoch, rec: recs[en.URL]} // never blocks: in flight ≤ cap(work)
+			}
 		}
+		// Passes driven by fetches ahead are spaced by their own cost, so
+		// the loop holds the list at most a fifth of the time.
+		spacing := max(4*time.Since(began), time.Millisecond)
 		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
@@ -242,7 +286,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		if ctx.Err() != nil || e.cfg.MaxCycles > 0 && e.sum.Cycles >= e.cfg.MaxCycles {
 			break
 		}
-		if len(inflight) == 0 && len(c.Claimed) == 0 && e.pending() == 0 {
+		if len(inflight) == 0 && len(c.Claimed) == 0 && e.pending() == 0 && e.aheadAlive() == 0 {
 			if e.cfg.UntilIdle {
 				break
 			}
@@ -251,17 +295,21 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			}
 			continue
 		}
-		// Wait for the batch to drain, or the flush interval with results ready.
+		// Wait for the batch to drain, or the flush interval with results
+		// ready, or, when fetching ahead, the spacing with anything ready.
 		flush.Reset(e.cfg.Flush)
+		passed := time.Now()
+		pace.Reset(spacing)
 	wait:
 		for {
+			if e.passDue(len(inflight), time.Since(passed) >= spacing) {
+				break
+			}
 			select {
 			case <-ctx.Done():
 				break wait
 			case <-e.wake:
-				if e.pending() >= len(inflight) {
-					break wait // everything in flight has finished
-				}
+			case <-pace.C:
 			case <-flush.C:
 				if e.pending() > 0 {
 					break wait
@@ -275,6 +323,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	if ctx.Err() != nil && len(inflight) > 0 {
 		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(inflight), "at_most", e.cfg.StopGrace)
 	}
+	e.mu.Lock()
+	e.stopping = true
+	e.mu.Unlock()
 	close(work)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -284,11 +335,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		cancelFetches()
 		<-done
 	}
+	stopCommits()
 	// The last pass records what finished and hands everything else back.
 	// It must run even though ctx is cancelled, but not forever.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	c := e.cycle(false, 0)
+	e.commit()
+	c, _ := e.cycle(false, 0)
 	c.ReleaseOwn = true
 	c.Pick = nil
 	if err := e.runPass(lctx, c); err != nil {
@@ -305,12 +358,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	return e.sum, runErr
 }
 
-// job is a claimed line, the epoch of the pass that claimed it, and its
-// history.
+// job is a claimed line, the epoch of the pass that claimed it and its
+// history, or a line fetched ahead of its claim.
 type job struct {
 	en    list.Entry
 	epoch int64
 	rec   meta.Record
+	ahead bool
 }
 
 // beat records a heartbeat published at now. A gap of more than half the
@@ -366,8 +420,9 @@ func (e *Engine) heartbeats(ctx context.Context) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// cycle builds the next pass from what the workers produced.
-func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
+// cycle builds the next pass from what the workers produced. It returns
+// the lines fetched ahead whose claim the pass decides.
+func (e *Engine) cycle(first bool, inflight int) (*list.Cycle, map[string]bool) {
 	now := e.cfg.Now()
 	e.mu.Lock()
 	c := &list.Cycle{
@@ -376,6 +431,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 	}
 	e.adds, e.results = nil, nil
 	e.pendingHistory, e.history = e.history, nil
+	carried := e.undecided()
 	sum := e.sum
 	e.mu.Unlock()
 	if first {
@@ -383,12 +439,13 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
 		}
 	}
-	// The results this pass records are no longer in flight once it has
-	// run: top the batch up as if they were gone already, or a pass that
-	// records a full batch would claim nothing (and an --until-idle run
-	// would stop there).
-	inflight -= len(c.Results)
-	if want := e.cfg.Profile.Batch - inflight; want > 0 {
+	// The lines whose results this pass records are no longer in flight.
+	want := e.cfg.Profile.Batch - (inflight - len(c.Results))
+	switch {
+	case len(carried) > 0:
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: e.retry.skip(now)},
+			ahead: carried, want: max(want, 0)}
+	case want > 0:
 		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: e.retry.skip(now)}
 	}
 	p := e.cfg.Profile
@@ -396,7 +453,7 @@ func (e *Engine) cycle(first bool, inflight int) *list.Cycle {
 	c.Extra, _ = json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: sum.Fetched, Unchanged: sum.Unchanged, Errors: sum.Errors, Archived: sum.Archived, InFlight: inflight,
 		ArchivedLastDay: arch, SlowestHosts: slow, FrequentErrors: errs, Disallowed: sum.Disallowed})
-	return c
+	return c, carried
 }
 
 // Status is what a spider adds to the status it publishes after each pass
@@ -464,17 +521,47 @@ func (e *Engine) account(c *list.Cycle) {
 	e.sum.LastCycle = c.Stats
 }
 
+// pending returns how many claimed lines have finished since the last pass.
 func (e *Engine) pending() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.results)
+	return len(e.ready) + len(e.results)
+}
+
+// passDue reports whether the loop should run a pass now: when fetching
+// ahead, once spaced is true, if committed results wait to be recorded or
+// lines fetched ahead wait for their claim; otherwise once everything in
+// flight has finished and been committed.
+func (e *Engine) passDue(inflight int, spaced bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := len(e.results) // committed, to record
+	if !e.aheadOn {
+		return p > 0 && p >= inflight
+	}
+	if !spaced {
+		return false
+	}
+	if p > 0 {
+		return true
+	}
+	for _, it := range e.ahead {
+		if it.state == undecided {
+			return true
+		}
+	}
+	return false
 }
 
 // idle waits until a line may have become due: the earliest time the
 // picker saw, or a poll interval, since other spiders add lines too.
 func (e *Engine) idle(ctx context.Context, c *list.Cycle) bool {
 	d := clamp(e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
-	if k, ok := c.Pick.(*claim.Picker); ok && !k.Next().IsZero() {
+	k, ok := c.Pick.(*claim.Picker)
+	if a, isAhead := c.Pick.(*aheadPicker); isAhead {
+		k, ok = a.Picker, true
+	}
+	if ok && !k.Next().IsZero() {
 		if until := k.Next().Sub(e.cfg.Now()); until < d {
 			d = max(until, 10*time.Millisecond)
 		}

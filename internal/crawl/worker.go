@@ -7,7 +7,6 @@ import (
 
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
-	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 )
@@ -20,7 +19,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	res := list.Result{URL: en.URL} // State 0: returned unfetched
 	var adds []list.Add
 	var rec *meta.Record
-	defer func() { e.finish(res, adds, rec) }()
+	defer func() { e.finish(j, res, adds, rec) }()
 	if runCtx.Err() != nil || ctx.Err() != nil {
 		return
 	}
@@ -146,10 +145,10 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 	if err == nil {
 		body, err = e.transform(file, resp)
 	}
-	var ev mirrorindex.Event
 	if err == nil {
-		ev = e.change(en, file, body, now)
-		err = e.mirror.Write(file, body)
+		// Committed before the pass that records it (commit.go); the
+		// mirror's index hears of the change once it is on disk.
+		err = e.stage(en.URL, file, body, e.change(en, file, body, now))
 	}
 	if err != nil {
 		*rec = failed(*rec, err, now)
@@ -161,7 +160,6 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 	}
 	*rec = fetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
-	e.note(ev)
 	res.State, res.File, res.Modified = list.Downloaded, file, now
 	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
@@ -202,20 +200,6 @@ func (e *Engine) widenScope(u string) {
 }
 
 func hostOf(u string) string { return urlkey.Host(u) }
-
-func (e *Engine) finish(res list.Result, adds []list.Add, rec *meta.Record) {
-	e.mu.Lock()
-	e.results = append(e.results, res)
-	e.adds = append(e.adds, adds...)
-	if rec != nil {
-		e.history = append(e.history, *rec)
-	}
-	e.mu.Unlock()
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
-}
 
 func (e *Engine) count(f func(*Summary)) {
 	e.mu.Lock()

@@ -3,14 +3,17 @@ package extract
 import (
 	"strings"
 
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 
 	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/urlkey"
 )
 
-// selector matches every element some htmlurl rule may apply to.
-var selector = func() string {
+// matcher matches every element some htmlurl rule may apply to, and those
+// that carry CSS (css.go); compiled once, not per page.
+var matcher = cascadia.MustCompile(func() string {
 	var b strings.Builder
 	for i, r := range htmlurl.Rules() {
 		if i > 0 {
@@ -18,9 +21,12 @@ var selector = func() string {
 		}
 		b.WriteString(r.Tag + "[" + r.Attr + "]")
 	}
-	b.WriteString(", [style], style") // CSS: css.go
+	b.WriteString(", [style], style")
 	return b.String()
-}()
+}())
+
+// baseMatcher matches a <base> that sets the document's base URL.
+var baseMatcher = goquery.Single("base[href]")
 
 type collector struct {
 	base  string // document base URL, canonical

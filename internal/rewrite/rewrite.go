@@ -121,6 +121,9 @@ type edit struct {
 // does: it applies to every link, also to those before it. An href that
 // does not resolve to http or https leaves the page's URL as the base.
 func (r *rewriter) findBase() {
+	if !mayHoldTag(r.body, "base") {
+		return // most pages: no second pass of the tokenizer
+	}
 	r.tags(func(tag string, raw []byte, _ int, attrs []attr) bool {
 		if tag != "base" {
 			return true
@@ -136,6 +139,21 @@ func (r *rewriter) findBase() {
 		}
 		return false
 	})
+}
+
+// mayHoldTag reports whether body holds '<' and then name (lower case
+// ASCII) in any letter case, without which the tokenizer finds no such tag.
+func mayHoldTag(body []byte, name string) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if len(body)-i >= len(name) && bytes.EqualFold(body[i:i+len(name)], []byte(name)) {
+			return true
+		}
+	}
 }
 
 // tags calls fn with each start tag of the body that may hold a link (by

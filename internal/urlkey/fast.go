@@ -36,7 +36,7 @@ func alreadyCanonical(s string) bool {
 		}
 		host = host[:port]
 	}
-	if !plainHost(host) {
+	if !plainHost(host) && !plainIPv4(host) {
 		return false
 	}
 	q := strings.IndexByte(path, '?')
@@ -59,6 +59,31 @@ func plainHost(h string) bool {
 	}
 	for i := 0; i < len(h); i++ {
 		if c := h[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainIPv4: four decimal numbers 0-255 without leading zeros, the form
+// the parser gives an IPv4 address (127.0.0.1, a local test site's host).
+func plainIPv4(h string) bool {
+	parts := strings.Split(h, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 3 || len(p) > 1 && p[0] == '0' {
+			return false
+		}
+		n := 0
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
+			n = n*10 + int(p[i]-'0')
+		}
+		if n > 255 {
 			return false
 		}
 	}

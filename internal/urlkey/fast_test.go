@@ -12,7 +12,12 @@ func TestAlreadyCanonical(t *testing.T) {
 		"http://Example.com/":           false,
 		"http://example.com:80/":        false,
 		"http://example.com":            false,
-		"http://127.0.0.1/":             false,
+		"http://127.0.0.1/":             true,
+		"http://127.0.0.1:8080/a":       true,
+		"http://127.0.0.01/":            false,
+		"http://127.0.0.256/":           false,
+		"http://127.1/":                 false,
+		"http://1.2.3.4.5/":             false,
 		"http://xn--e1afmkfd.xn--p1ai/": false,
 		"http://example.com/a b":        false,
 		"http://example.com/a#f":        false,
@@ -30,7 +35,7 @@ func TestAlreadyCanonical(t *testing.T) {
 // Whatever the fast path accepts, the WHATWG canonicaliser returns
 // unchanged: the fast path decides nothing on its own.
 func FuzzAlreadyCanonical(f *testing.F) {
-	for _, s := range []string{"http://a.b/c", "https://x.org:8443/p?q=1&r=%41", "http://a-b.c/%D0%9C/../x", "http://a.b/./", "http://a.b/?%2e"} {
+	for _, s := range []string{"http://a.b/c", "https://x.org:8443/p?q=1&r=%41", "http://a-b.c/%D0%9C/../x", "http://a.b/./", "http://a.b/?%2e", "http://127.0.0.1:80/", "http://10.0.0.255/x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

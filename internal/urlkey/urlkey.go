@@ -59,6 +59,9 @@ func Parse(raw string) (string, error) {
 // resolves an href on a page whose address is base, and returns the result's
 // canonical form.
 func Resolve(base, ref string) (string, error) {
+	if s, ok := resolveFast(base, ref); ok {
+		return s, nil
+	}
 	u, err := canon.ParseRef(base, strings.TrimSpace(ref))
 	if err != nil {
 		return "", fmt.Errorf("urlkey: resolve %q against %q: %w", clip(ref), clip(base), err)

@@ -15,7 +15,11 @@
 //	change: edited /topic/3-…                  silent edit of a topic at level 3 or deeper
 //	change: deleted /topic/15-…                topic (and replies) now 404
 //
-// SIGINT or SIGTERM shuts the server down and exits 0. Exit status is 2 for
+// SIGINT or SIGTERM shuts the server down, prints what it served
+//
+//	served: 14338 requests, 14337 distinct URIs answered 200, 1 other answers
+//
+// and exits 0. Exit status is 2 for
 // usage errors (including a non-loopback -addr) and 1 for other errors.
 package main
 

@@ -92,8 +92,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	count := newCounter()
 	srv := &http.Server{
-		Handler:           site.Handler(),
+		Handler:           count.wrap(site.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Shutting down cancels requests still sleeping off -latency.
 		BaseContext: func(net.Listener) context.Context { return ctx },
@@ -130,6 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err := srv.Shutdown(sctx); err != nil {
 				return fmt.Errorf("shutdown: %w", err)
 			}
+			fmt.Fprintln(stdout, count)
 			return nil
 		}
 	}

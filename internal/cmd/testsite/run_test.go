@@ -150,10 +150,15 @@ func TestRunServesAndChurns(t *testing.T) {
 	if _, err := os.Stat(ready); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ready file left behind: %v", err)
 	}
-	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n")[1:] {
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	for _, l := range lines[1 : len(lines)-1] {
 		if !changeRE.MatchString(l) {
 			t.Errorf("unexpected output line %q", l)
 		}
+	}
+	// One request was made, answered 200.
+	if last, want := lines[len(lines)-1], "served: 1 requests, 1 distinct URIs answered 200, 0 other answers"; last != want {
+		t.Errorf("last line %q, want %q", last, want)
 	}
 }
 

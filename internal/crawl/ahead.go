@@ -1,0 +1,247 @@
+package crawl
+
+import (
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/list"
+)
+
+// Fetching ahead: a first mirror of a deep site (a forum whose index pages
+// link only their neighbours, 1,000 pages deep) would otherwise need one
+// pass per level, each waiting for the fetches of the level before, so its
+// time would be the depth times a pass. Instead, while the links a spider
+// finds are mostly new to the list, it fetches them at once, before any
+// pass has claimed them, and the next pass claims them first. A page
+// fetched ahead is written to the mirror only once claimed: its copy stays
+// in memory until the pass decides, and is discarded if the pass could not
+// claim the line (another spider holds it, or it is not due). Links of a page fetched ahead are followed ahead at once, so the
+// crawl of a chain runs at the speed of the network while passes run
+// beside it, as often as their own cost allows.
+//
+// A fetch ahead that fails is recorded as any other once claimed (error,
+// or archived for 404 and 410), and forgotten otherwise. The cost of
+// fetching ahead is a request for each link that turns out not to be
+// claimable; it is on only while at least half of the distinct links the
+// last pass carried were new to the list, which is so for a first mirror
+// and not for a refresh.
+
+// aheadItem is a line fetched ahead, from its link until its outcome is
+// handed on.
+type aheadItem struct {
+	state aheadState
+	epoch int64    // of the pass that claimed it
+	out   *outcome // the finished fetch, while the claim is undecided
+}
+
+type aheadState int
+
+const (
+	undecided aheadState = iota
+	claimedAhead
+	lost
+)
+
+// maxSeen bounds the set of URLs a spider remembers while it fetches ahead;
+// past it, fetching ahead stops.
+const maxSeen = 1 << 20
+
+// addLinks queues links for the next pass and fetches ahead the new ones.
+// Called with e.mu held.
+func (e *Engine) addLinks(adds []list.Add) {
+	if !e.aheadOn {
+		e.adds = append(e.adds, adds...)
+		return
+	}
+	p := e.cfg.Profile
+	for _, a := range adds {
+		if e.seen[a.URL] {
+			continue
+		}
+		e.seen[a.URL] = true
+		e.adds = append(e.adds, a)
+		if len(e.ahead) >= e.cfg.Ahead || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
+			continue
+		}
+		j := job{en: list.Entry{URL: a.URL, Level: a.Level, State: list.Found}, epoch: e.epoch.Load(), ahead: true}
+		select {
+		case e.aheadq <- struct{}{}:
+			e.ahead[a.URL] = &aheadItem{}
+			e.stack = append(e.stack, j)
+		default:
+		}
+	}
+	if len(e.seen) > maxSeen {
+		e.setAhead(false)
+	}
+}
+
+// nextAhead returns the link found last among those waiting to be fetched
+// ahead: a worker takes one for each token of aheadq. Last in, first out
+// goes deep first, so the chain of pages that makes a site deep (the
+// "next page" link, last on an index page) is fetched before the pages
+// each of its links fans out to, and the crawl's critical path is not
+// queued behind them.
+func (e *Engine) nextAhead() job {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	j := e.stack[len(e.stack)-1]
+	e.stack = e.stack[:len(e.stack)-1]
+	return j
+}
+
+// setAhead turns fetching ahead on or off. Called with e.mu held.
+func (e *Engine) setAhead(on bool) {
+	on = on && e.cfg.Ahead > 0
+	if on == e.aheadOn {
+		return
+	}
+	e.aheadOn = on
+	e.seen = nil
+	if on {
+		e.seen = map[string]bool{}
+	}
+	e.log.Debug("fetching ahead", "on", on)
+}
+
+// aheadDone takes the outcome of a fetch ahead. Called with e.mu held.
+func (e *Engine) aheadDone(url string, o *outcome) {
+	it := e.ahead[url]
+	if it == nil {
+		return
+	}
+	switch it.state {
+	case undecided:
+		it.out = o
+		return
+	case claimedAhead:
+		o.epoch = it.epoch
+		e.ready = append(e.ready, o)
+	case lost:
+		e.drop(o)
+	}
+	delete(e.ahead, url)
+}
+
+// drop forgets the outcome of a fetch ahead whose line this spider did not
+// claim. Called with e.mu held.
+func (e *Engine) drop(o *outcome) {
+	switch o.res.State {
+	case list.Downloaded:
+		e.sum.Fetched--
+	case list.Archived:
+		e.sum.Archived--
+	case list.Error:
+		e.sum.Errors--
+	}
+	if o.copy != nil {
+		e.sum.Bytes -= int64(len(o.copy.body))
+	}
+}
+
+// undecided returns the URLs fetched ahead whose claim the next pass
+// decides: all those not decided yet, since each one's link is queued for
+// that pass. Called with e.mu held.
+func (e *Engine) undecided() map[string]bool {
+	var m map[string]bool
+	for u, it := range e.ahead {
+		if it.state == undecided {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[u] = true
+		}
+	}
+	return m
+}
+
+// decide applies what a pass claimed to the lines fetched ahead that it
+// carried, and reports which claimed URLs were such lines.
+func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int64) map[string]bool {
+	mine := map[string]bool{}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, en := range claimed {
+		if !carried[en.URL] {
+			continue
+		}
+		mine[en.URL] = true
+		it := e.ahead[en.URL]
+		it.state, it.epoch = claimedAhead, epoch
+		if it.out != nil {
+			it.out.epoch = epoch
+			e.ready = append(e.ready, it.out)
+			delete(e.ahead, en.URL)
+		}
+	}
+	defer e.kick()
+	for u := range carried {
+		if mine[u] {
+			continue
+		}
+		it := e.ahead[u]
+		it.state = lost
+		if it.out != nil {
+			e.drop(it.out)
+			delete(e.ahead, u)
+		}
+	}
+	return mine
+}
+
+// aheadPicker claims the lines fetched ahead that a pass carries before
+// any other line, on top of the base picker's batch.
+type aheadPicker struct {
+	*claim.Picker
+	ahead map[string]bool // read only during the pass
+	want  int
+}
+
+// Due lets a line fetched ahead be claimed whenever it is due, even if its
+// fetch failed meanwhile and put it in the retry backoff (Skip): its
+// outcome is in hand and only a claim lets the pass record it.
+func (k *aheadPicker) Due(e *list.Entry) bool {
+	if k.ahead[e.URL] {
+		return claim.Due(k.P, e, k.Now)
+	}
+	return k.Picker.Due(e)
+}
+
+func (k *aheadPicker) Less(a, b *list.Entry) bool {
+	if x, y := k.ahead[a.URL], k.ahead[b.URL]; x != y {
+		return x
+	}
+	return k.Picker.Less(a, b)
+}
+
+func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
+
+// claimedLine notes a line claimed the usual way, so that it is not
+// fetched ahead too.
+func (e *Engine) claimedLine(url string) {
+	e.mu.Lock()
+	if e.aheadOn {
+		e.seen[url] = true
+	}
+	e.mu.Unlock()
+}
+
+// adapt turns fetching ahead on while at least half of the distinct links
+// a pass carried were new to the list, and off otherwise.
+func (e *Engine) adapt(c *list.Cycle) {
+	distinct := make(map[string]bool, len(c.Add))
+	for _, a := range c.Add {
+		distinct[a.URL] = true
+	}
+	if len(distinct) == 0 {
+		return
+	}
+	e.mu.Lock()
+	e.setAhead(2*c.Stats.Added >= len(distinct))
+	e.mu.Unlock()
+}
+
+// aheadAlive returns how many lines fetched ahead are not handed on yet.
+func (e *Engine) aheadAlive() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.ahead)
+}

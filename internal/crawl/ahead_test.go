@@ -1,0 +1,80 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/list"
+)
+
+// A chain of pages each linking only the next is crawled with fetching
+// ahead (Delay 0): every page is downloaded once, not once ahead and once
+// more when claimed, and its copy is its own.
+func TestFetchAheadChain(t *testing.T) {
+	v := newEnv(t)
+	const n = 40
+	v.site.set("/", 200, `<a href="/p/1">1</a>`)
+	for i := 1; i <= n; i++ {
+		v.site.set(fmt.Sprintf("/p/%d", i), 200, fmt.Sprintf(`page %d <a href="/p/%d">next</a>`, i, i+1))
+	}
+	v.cfg = func(c *Config) { c.ArchiveAfter = 1 }
+	sum := v.crawl(t, time.Hour)
+	if sum.Fetched != n+1 || sum.Archived != 1 { // /p/41 is 404
+		t.Errorf("fetched %d, archived %d; want %d, 1", sum.Fetched, sum.Archived, n+1)
+	}
+	for i := 1; i <= n; i++ {
+		p := fmt.Sprintf("/p/%d", i)
+		en := v.line(t, v.base+p)
+		if en.State != list.Downloaded || en.Spider != "" || en.Level != i {
+			t.Errorf("%s: %+v", p, en)
+			continue
+		}
+		if got := v.file(t, en.File); !strings.HasPrefix(got, fmt.Sprintf("page %d ", i)) {
+			t.Errorf("%s: copy %q", p, got)
+		}
+	}
+	v.site.mu.Lock()
+	defer v.site.mu.Unlock()
+	for p, hits := range v.site.hits {
+		if hits != 1 {
+			t.Errorf("%s fetched %d times, want once", p, hits)
+		}
+	}
+}
+
+// A link fetched ahead whose line another live spider has claimed is not
+// written into the mirror, nor recorded: the line stays the other's.
+func TestFetchAheadLeavesOthersClaims(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/b">b</a>`)
+	v.site.set("/b", 200, "b, as this spider saw it")
+	other, err := list.LockSpider(v.list.Path(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Unlock()
+	c := &list.Cycle{Spider: "other", Now: v.clock, Add: []list.Add{{URL: v.base + "/b", Level: 1}},
+		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock}}
+	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
+		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
+	}
+	sum := v.crawl(t, time.Hour)
+	if en := v.line(t, v.base+"/b"); en.Spider != "other" || en.State != list.Claimed || en.File != "" {
+		t.Errorf("/b after the crawl: %+v", en)
+	}
+	if _, err := v.m.Stat(strings.TrimPrefix(v.base, "http://") + "/b.html"); err == nil {
+		t.Error("the copy of a line fetched ahead but claimed by another spider was written")
+	}
+	if sum.Fetched != 1 {
+		t.Errorf("fetched %d, want 1 (the home page)", sum.Fetched)
+	}
+	v.site.mu.Lock()
+	defer v.site.mu.Unlock()
+	if hits := v.site.hits["/b"]; hits != 1 {
+		t.Errorf("/b fetched %d times, want once, ahead of a claim", hits)
+	}
+}
