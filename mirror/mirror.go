@@ -134,7 +134,8 @@
 // local.Save's order, entirely through an os.Root so that no name, symlink
 // included, can leave the root:
 //
-//  1. create a temp file ".spider-tmp#" + 16 hex digits in the destination
+//  1. create a temp file ".spider-tmp#PID-" + 16 hex digits (PID: the
+//     writer's process id) in the destination
 //     directory (O_EXCL) and flock(2) it, creating each missing directory;
 //  2. write the data and fsync the temp file;
 //  3. rename it over the destination;
@@ -165,9 +166,11 @@
 // After a crash only temp files, and directories made for a file that was
 // never renamed into them, can be left behind. Open walks the whole tree
 // (its cost grows with the number of directories) and removes every file
-// named ".spider-tmp#*" that is not flocked and was last modified more than
-// a minute ago (a fresh one may belong to a writer that has created but not
-// yet locked it). Directories are never removed.
+// named ".spider-tmp#*" that is not flocked and either names a process that
+// no longer exists (a spider killed mid-commit: cleaned by its restart) or
+// was last modified more than a minute ago (a fresh one of a live process
+// may belong to a writer that has created but not yet locked it).
+// Directories are never removed.
 //
 // Durability order: the crawler must call Write or Commit, and see it
 // return nil for the file, before the list records the URL as downloaded, so the list never refers to

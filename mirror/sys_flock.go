@@ -67,3 +67,12 @@ func (m *Mirror) syncDir(dir string) error {
 	}
 	return err
 }
+
+// processAlive reports whether process pid may be running: false only when
+// the kernel says there is no such process. pid 0 (unknown) counts as alive.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return true
+	}
+	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -82,7 +83,7 @@ func (m *Mirror) Discard(s *Staged) {
 func (m *Mirror) createTemp(dir string) (f *os.File, tmp string, made []string, err error) {
 	tried := false
 	for range 10 {
-		tmp = path.Join(dir, fmt.Sprintf("%s%016x", tempPrefix, rand.Uint64()))
+		tmp = path.Join(dir, fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), rand.Uint64()))
 		f, err = m.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		switch {
 		case err == nil:
@@ -187,7 +188,10 @@ func (m *Mirror) removeIfStale(name string) error {
 	if err != nil {
 		return err
 	}
-	if time.Since(fi.ModTime()) < staleAge {
+	// A young temp file may be between its creation and its lock, unless
+	// the process named in it is gone (killed mid-commit, say): then it
+	// is stale at once, so a restarted spider cleans up after a kill.
+	if time.Since(fi.ModTime()) < staleAge && processAlive(tempPID(path.Base(name))) {
 		return nil
 	}
 	if free, err := tryLock(f); err != nil || !free {
@@ -197,4 +201,19 @@ func (m *Mirror) removeIfStale(name string) error {
 		return err
 	}
 	return nil
+}
+
+// tempPID returns the process id written in a temp file's name
+// (".spider-tmp#PID-RANDOM"), or 0 if there is none (an older name).
+func tempPID(name string) int {
+	rest := strings.TrimPrefix(name, tempPrefix)
+	digits, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
 }

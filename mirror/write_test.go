@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -103,9 +105,20 @@ func TestWriteFailBeforeRename(t *testing.T) {
 func TestOpenRemovesStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-2 * staleAge)
+	// A process that has exited: its temp files are stale at once.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadPID := dead.Process.Pid
+	if processAlive(deadPID) {
+		t.Fatalf("process %d exited but counts as alive", deadPID)
+	}
 	files := map[string]bool{ // name → removed by Open
-		"h/" + tempPrefix + "0123456789abcdef":     true,
-		"h/a/b/" + tempPrefix + "fedcba9876543210": true,
+		"h/" + tempPrefix + strconv.Itoa(deadPID) + "-fresh":     true,  // killed mid-commit
+		"h/" + tempPrefix + strconv.Itoa(os.Getpid()) + "-fresh": false, // alive: may not have locked yet
+		"h/" + tempPrefix + "0123456789abcdef":                   true,
+		"h/a/b/" + tempPrefix + "fedcba9876543210":               true,
 		tempPrefix + "top":                         true,
 		"h/" + tempPrefix + "fresh":                false, // may be a writer that has not locked yet
 		"h/" + tempPrefix + "locked":               !holdTempOpen,

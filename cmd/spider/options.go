@@ -226,6 +226,11 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 		if cfg.Concurrency == nil && cfg.Profile[name].Concurrency == nil && !ch("concurrency") {
 			s.Concurrency = defaultConcurrencyNoDelay
 		}
+		// The shared per-host cap follows, unless the user set it: without
+		// a delay it would otherwise hold 16 fetches to 4 at a time.
+		if cfg.HostConnections == nil && !ch("host-connections") {
+			s.Polite.HostConns = max(s.Polite.HostConns, s.Concurrency)
+		}
 		s.Fetch.MaxConnsPerHost = max(s.Fetch.MaxConnsPerHost, s.Concurrency)
 	}
 	if s.Fetch.UserAgent == "" {

@@ -145,6 +145,7 @@ type Engine struct {
 	// pendingHistory is what the pass being built stores first; owned by
 	// the Run loop.
 	pendingHistory []meta.Record
+	hist           historian     // stores history beside the loop (history.go)
 	wake           chan struct{} // a fetch finished, or a group commit
 	commits        chan struct{} // outcomes are ready for a group commit
 }
@@ -210,6 +211,7 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
 	defer e.polite.close()
+	defer e.storeHistory()() // after the last pass: stores what is left
 	// In flight: at most a batch of claims, plus the lines fetched ahead
 	// that a pass claimed, plus a batch of claims that replace lines
 	// fetched ahead the pass could not claim.

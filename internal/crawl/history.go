@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/fetch"
@@ -161,19 +162,72 @@ func clipHeader(v string) string {
 	return v
 }
 
-// runPass stores the history of the results the pass records, then runs
-// the pass. History first: a crash between the two leaves records newer
-// than the list, which costs nothing (the line is fetched again and the
-// validators still match its copy); the other order could leave the list
-// claiming a copy whose validators were never stored.
+// runPass hands the history of the results the pass records to the
+// historian, then runs the pass. The history is stored beside the loop
+// (its file's fsync would otherwise lengthen every pass), so it may reach
+// the disk after the pass: a crash in between loses records, which costs
+// nothing but an unconditional GET, a restarted 404 count or a forgotten
+// retry time (internal/meta). A copy is never at stake: the list alone
+// says which copies the mirror holds.
 func (e *Engine) runPass(ctx context.Context, c *list.Cycle) error {
-	if err := e.cfg.Meta.Put(e.pendingHistory); err != nil {
-		// History is a cache (see internal/meta): the pass goes on
-		// without it rather than stall the spider.
-		e.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(e.pendingHistory), "err", err)
-	}
+	e.hist.add(e.pendingHistory)
 	e.pendingHistory = nil
 	return e.list.Run(ctx, c)
+}
+
+// historian stores history records beside the loop, in one transaction
+// per batch of whatever accumulated while the last one ran.
+type historian struct {
+	mu    sync.Mutex
+	queue []meta.Record
+	kick  chan struct{}
+}
+
+func (h *historian) add(recs []meta.Record) {
+	if len(recs) == 0 {
+		return
+	}
+	h.mu.Lock()
+	h.queue = append(h.queue, recs...)
+	h.mu.Unlock()
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+// storeHistory runs the historian until stop is called; stop stores what
+// is left before it returns.
+func (e *Engine) storeHistory() (stop func()) {
+	h := &e.hist
+	h.kick = make(chan struct{}, 1)
+	flush := func() {
+		h.mu.Lock()
+		recs := h.queue
+		h.queue = nil
+		h.mu.Unlock()
+		if len(recs) == 0 {
+			return
+		}
+		if err := e.cfg.Meta.Put(recs); err != nil {
+			// History is a cache (see internal/meta): the spider goes on
+			// without it rather than stall.
+			e.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
+		}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-h.kick:
+				flush()
+			}
+		}
+	}()
+	return func() { close(quit); <-done; flush() }
 }
 
 // records returns the history of the claimed lines. Without it the lines

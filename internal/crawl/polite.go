@@ -22,6 +22,13 @@ import (
 // process, one worker per host at a time queues at the shared gate (the
 // others wait for it in memory), so the file sees one poller per process.
 //
+// Without a delay (Config.Delay 0: one's own site) and without a
+// Crawl-delay, a host is not paced at all and the shared gate is skipped:
+// its flock and record cost more than the fetch of a small local page.
+// Connections are then capped per process (the transport), and the first
+// 429 or 503 from the host puts it under the shared gate for the rest of
+// the run.
+//
 // If the gate cannot be opened (the list's directory is read-only, say),
 // politeness falls back to spacing this process's requests only, and says
 // so in the log.
@@ -35,12 +42,13 @@ type politeness struct {
 	queue map[string]chan struct{} // one waiter per host at the gate
 	wake  map[string]chan struct{} // a request of this process to the host ended
 	next  map[string]time.Time     // local fallback: next slot per host
+	gated map[string]bool          // hosts that answered 429/503: always through the gate
 }
 
 func newPoliteness(cfg Config, listPath string) *politeness {
 	p := &politeness{delay: cfg.Delay, base: max(cfg.Delay, time.Second),
 		crawl: map[string]time.Duration{}, queue: map[string]chan struct{}{},
-		wake: map[string]chan struct{}{}, next: map[string]time.Time{}}
+		wake: map[string]chan struct{}{}, next: map[string]time.Time{}, gated: map[string]bool{}}
 	if listPath == "" {
 		return p
 	}
@@ -57,6 +65,14 @@ func (p *politeness) close() {
 	if p.gate != nil {
 		p.gate.Close()
 	}
+}
+
+// unpaced reports whether requests to host skip the shared gate: no delay
+// configured, no Crawl-delay, no 429/503 seen.
+func (p *politeness) unpaced(host string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delay == 0 && p.crawl[host] == 0 && !p.gated[host]
 }
 
 // hostDelay is the spacing for host: the configured delay, raised by the
@@ -82,6 +98,26 @@ func (p *politeness) setCrawlDelay(host string, d time.Duration) {
 // acquire waits until a request to host may start. The caller makes the
 // request and then calls release with its error (nil for a 2xx).
 func (p *politeness) acquire(ctx context.Context, host string) (release func(error), err error) {
+	if p.gate == nil {
+		return func(error) {}, p.waitLocal(ctx, host)
+	}
+	if p.unpaced(host) {
+		return func(ferr error) {
+			if o := p.outcome(ferr); o.Throttled {
+				p.mu.Lock()
+				p.gated[host] = true
+				p.mu.Unlock()
+				p.gate.Report(host, o) // the slow-down binds every spider at once
+			}
+		}, ctx.Err()
+	}
+	return p.acquireGated(ctx, host)
+}
+
+// acquireGated is acquire through the shared gate whatever the host's
+// pace: robots.txt is fetched so, as its Crawl-delay may pace the request
+// that follows it.
+func (p *politeness) acquireGated(ctx context.Context, host string) (release func(error), err error) {
 	if p.gate == nil {
 		return func(error) {}, p.waitLocal(ctx, host)
 	}

@@ -35,7 +35,7 @@ func (e *Engine) robotsCache() *robots.Cache {
 // redirect loop count as "unavailable" (RFC 9309 §2.3.1.2), like a 4xx.
 func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answer {
 	host := hostOf(robotsURL)
-	release, err := e.polite.acquire(ctx, host)
+	release, err := e.polite.acquireGated(ctx, host)
 	if err != nil {
 		return robots.Answer{Err: err}
 	}

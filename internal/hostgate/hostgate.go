@@ -217,25 +217,40 @@ func (g *Gate) Release(l Lease, o Outcome) error {
 				break
 			}
 		}
-		r.End = now
-		switch {
-		case o.Throttled:
-			d := o.RetryAfter
-			if d <= 0 {
-				base := o.Base
-				if base <= 0 {
-					base = time.Second
-				}
-				d = base << min(r.Strikes, 20)
-			}
-			d = min(d, g.opt.MaxSlow)
-			r.Strikes++
-			r.Next = max(r.Next, now+int64(d))
-		case o.OK:
-			r.Strikes = 0
-		}
+		g.apply(r, now, o)
 		return true
 	})
+}
+
+// Report applies the outcome of a request to host made without a lease
+// (a host its caller does not pace) as Release would: its end time, and
+// any slow-down, which binds every process from then on.
+func (g *Gate) Report(host string, o Outcome) error {
+	return g.update(host, func(r *record, now int64) bool {
+		g.apply(r, now, o)
+		return true
+	})
+}
+
+// apply records a request's end at now and its outcome in r.
+func (g *Gate) apply(r *record, now int64, o Outcome) {
+	r.End = now
+	switch {
+	case o.Throttled:
+		d := o.RetryAfter
+		if d <= 0 {
+			base := o.Base
+			if base <= 0 {
+				base = time.Second
+			}
+			d = base << min(r.Strikes, 20)
+		}
+		d = min(d, g.opt.MaxSlow)
+		r.Strikes++
+		r.Next = max(r.Next, now+int64(d))
+	case o.OK:
+		r.Strikes = 0
+	}
 }
 
 // SetCrawlDelay publishes host's Crawl-delay for 24 hours, so every

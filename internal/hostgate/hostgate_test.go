@@ -247,3 +247,23 @@ func TestSlowDownShared(t *testing.T) {
 		}
 	})
 }
+
+// A slow-down reported without a lease (a host its caller does not pace)
+// binds every process like one released with a lease, and leaves the
+// connection count alone.
+func TestReportWithoutLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		a, b := open(t, dir, Options{Conns: 1}), open(t, dir, Options{Conns: 1})
+		if err := a.Report("h", Outcome{Throttled: true, RetryAfter: 2 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if _, w, _ := b.TryAcquire("h", 0); w != 2*time.Second {
+			t.Errorf("other process waits %v after a reported Retry-After: 2, want 2s", w)
+		}
+		time.Sleep(2 * time.Second) // virtual time: the slow-down passes
+		if _, w, err := b.TryAcquire("h", 0); w != 0 || err != nil {
+			t.Errorf("after the slow-down: wait %v, %v; want a lease (the report took no connection)", w, err)
+		}
+	})
+}

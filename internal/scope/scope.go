@@ -30,14 +30,14 @@ import (
 // pages. Zero fields take the defaults.
 type Limits struct {
 	MaxURLLen int // bytes of the canonical URL; default 2048
-	MaxLevel  int // link distance from a start URL; default 1000 (a forum paginated prev/next has a level per index page)
+	MaxLevel  int // link distance from a start URL; default 100,000 (a forum paginated prev/next has a level per index page: 5,002 levels at 50,000 topics)
 	MaxRepeat int // times one path segment, or pair of segments, may repeat in a row; default 2 (so /a/a/a and /a/b/a/b/a/b are refused)
 }
 
 // Defaults of zero Limits fields.
 const (
 	DefaultMaxURLLen = 2048
-	DefaultMaxLevel  = 1000
+	DefaultMaxLevel  = 100_000
 	DefaultMaxRepeat = 2
 )
 

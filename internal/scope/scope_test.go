@@ -51,7 +51,7 @@ func TestFollow(t *testing.T) {
 		{"too long (tight)", tight, page, Link{URL: "http://a.example/" + strings.Repeat("x", 30)}, false, "url too long"},
 		{"too deep", tight, page, Link{URL: "http://a.example/x", Level: 4}, false, "too deep"},
 		{"deep enough", tight, page, Link{URL: "http://a.example/x", Level: 3}, true, ""},
-		{"default depth", base, page, Link{URL: "http://a.example/x", Level: 1001}, false, "too deep"},
+		{"default depth", base, page, Link{URL: "http://a.example/x", Level: DefaultMaxLevel + 1}, false, "too deep"},
 		{"repeated pair", base, page, Link{URL: "http://a.example/a/b/a/b/a/b/"}, false, "repeated segments"},
 		{"repeated twice is fine", base, page, Link{URL: "http://a.example/2026/11/11/"}, true, ""},
 		{"repeated one", base, page, Link{URL: "http://a.example/x/x/x"}, false, "repeated segments"},
