@@ -12,6 +12,10 @@
 // checksummed meta page), so a spider killed mid-write leaves the previous
 // transaction intact.
 //
+// A record is stored as compact JSON under its URL (encoding.go: short
+// keys, times in whole seconds), and an index maps the first 16 bytes of
+// each body's SHA-256 to the URLs that had it, for exact duplicates.
+//
 // What is stored is a cache of the fetch history, not the truth about the
 // mirror: the list says which copy the mirror holds. Losing a record costs
 // one unconditional GET, a restarted 404 count, or a forgotten retry time;
@@ -20,12 +24,11 @@ package meta
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -118,8 +121,8 @@ func (s *Store) Get(keys []string) (map[string]Record, error) {
 			if v == nil {
 				continue
 			}
-			var r Record
-			if err := json.Unmarshal(v, &r); err != nil {
+			r, err := decode(k, v)
+			if err != nil {
 				return fmt.Errorf("meta: record of %s: %w", k, err)
 			}
 			out[k] = r
@@ -154,14 +157,13 @@ func (s *Store) Put(recs []Record) error {
 				return errors.New("meta: record without a URL")
 			}
 			if old := b.Get([]byte(r.URL)); old != nil {
-				var o Record
-				if json.Unmarshal(old, &o) == nil && o.Checksum != "" && o.Checksum != r.Checksum {
+				if o, err := decode(r.URL, old); err == nil && o.Checksum != "" && o.Checksum != r.Checksum {
 					if err := d.Delete(sumKey(o.Checksum, r.URL)); err != nil {
 						return err
 					}
 				}
 			}
-			v, err := json.Marshal(r)
+			v, err := encode(r)
 			if err != nil {
 				return err
 			}
@@ -178,7 +180,7 @@ func (s *Store) Put(recs []Record) error {
 	})
 }
 
-func sumKey(sum, url string) []byte { return []byte(sum + " " + url) }
+func sumKey(sum, url string) []byte { return append(sumPrefix(sum), url...) }
 
 // Same returns up to limit URLs other than url whose last body had the
 // checksum sum: exact duplicates.
@@ -195,7 +197,7 @@ func (s *Store) Same(sum, url string, limit int) ([]string, error) {
 	}
 	defer db.Close()
 	var out []string
-	prefix := []byte(sum + " ")
+	prefix := sumPrefix(sum)
 	err = db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(sums)
 		if b == nil {
@@ -229,24 +231,33 @@ func (s *Store) Duplicates(fn func(sum string, urls []string) bool) error {
 		if b == nil {
 			return nil
 		}
-		var cur string
+		urlsB := tx.Bucket(urls)
+		var cur []byte
 		var group []string
 		flush := func() bool {
-			if len(group) > 1 {
-				return fn(cur, group)
+			if len(group) < 2 {
+				return true
 			}
-			return true
+			sum := hex.EncodeToString(cur)
+			if v := urlsB.Get([]byte(group[0])); v != nil {
+				if r, err := decode(group[0], v); err == nil {
+					sum = r.Checksum
+				}
+			}
+			return fn(sum, group)
 		}
 		c := b.Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			sum, u, _ := strings.Cut(string(k), " ")
-			if sum != cur {
+			if len(k) < sumLen {
+				continue
+			}
+			if !bytes.Equal(k[:sumLen], cur) {
 				if !flush() {
 					return nil
 				}
-				cur, group = sum, nil
+				cur, group = append([]byte(nil), k[:sumLen]...), nil
 			}
-			group = append(group, u)
+			group = append(group, string(k[sumLen:]))
 		}
 		flush()
 		return nil
