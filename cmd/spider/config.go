@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -159,4 +161,36 @@ func listPathOf(fs *pflag.FlagSet, config, listFlag string) (string, error) {
 		path = listFlag
 	}
 	return path, nil
+}
+
+// mirrorDirOf returns the mirror directory a subcommand works on: "mirror",
+// the config file's, or the --mirror flag's.
+func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag string) (string, error) {
+	dir := "mirror"
+	if config != "" {
+		cfg, err := LoadConfig(config)
+		if err != nil {
+			return "", err
+		}
+		setStr(&dir, cfg.Mirror)
+	}
+	if fs.Changed("mirror") {
+		dir = mirrorFlag
+	}
+	return dir, nil
+}
+
+// requireList fails with a hint unless the list at path exists.
+func requireList(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return hintErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
+	}
+	return nil
+}
+
+// writeJSON writes v indented, for a subcommand's --json.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -15,8 +14,8 @@ import (
 // had the same SHA-256, "sha256 url url ...", and a closing count on its
 // own line starting with '#'.
 func printDuplicates(path string, stdout io.Writer) error {
-	if _, err := os.Stat(path); err != nil {
-		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+	if err := requireList(path); err != nil {
+		return err
 	}
 	w := bufio.NewWriter(stdout)
 	groups, urls := 0, 0

@@ -83,16 +83,9 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stdout, "compacted %s: %d lines, %d bytes, in %.3fs\n", l.Path(), st.Lines, st.Bytes, st.HeldSec)
 		return nil
 	case cmd == "check" && fs.NArg() == 1:
-		dir := "mirror"
-		if *config != "" {
-			cfg, err := LoadConfig(*config)
-			if err != nil {
-				return err
-			}
-			setStr(&dir, cfg.Mirror)
-		}
-		if fs.Changed("mirror") {
-			dir = *mirrorDir
+		dir, err := mirrorDirOf(fs, *config, *mirrorDir)
+		if err != nil {
+			return err
 		}
 		if *repair {
 			if err := repairList(ctx, path, dir, stdout); err != nil {

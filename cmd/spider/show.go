@@ -85,28 +85,19 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mdir := "mirror"
-	if *config != "" {
-		cfg, err := LoadConfig(*config)
-		if err != nil {
-			return err
-		}
-		setStr(&mdir, cfg.Mirror)
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir)
+	if err != nil {
+		return err
 	}
-	if fs.Changed("mirror") {
-		mdir = *mirrorDir
-	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return hintErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
+	if err := requireList(path); err != nil {
+		return err
 	}
 	sh, err := collectShown(ctx, path, mdir, u)
 	if err != nil {
 		return listErr(err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sh)
+		return writeJSON(stdout, sh)
 	}
 	return printShown(stdout, sh)
 }

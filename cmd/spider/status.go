@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -63,17 +61,15 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return hintErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
+	if err := requireList(path); err != nil {
+		return err
 	}
 	st, err := collectStatus(ctx, path)
 	if err != nil {
 		return listErr(err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(stdout, st)
 	}
 	return printStatus(stdout, st)
 }

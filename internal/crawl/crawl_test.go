@@ -78,17 +78,8 @@ func newEnv(t *testing.T) *env {
 	site := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mirror.Open(filepath.Join(dir, "mirror"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return &env{site: site, base: srv.URL, list: l, mdir: filepath.Join(dir, "mirror"), m: m,
+	l, m, mdir := openListMirror(t)
+	return &env{site: site, base: srv.URL, list: l, mdir: mdir, m: m,
 		clock: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 }
 
@@ -288,4 +279,22 @@ func TestSeededHostJoinsScope(t *testing.T) {
 
 func chtimes(root, rel string, t time.Time) error {
 	return os.Chtimes(filepath.Join(root, filepath.FromSlash(rel)), t, t)
+}
+
+// openListMirror opens a new list and a new mirror (directory mdir) in a
+// temporary directory, for one test.
+func openListMirror(t *testing.T) (*list.List, *mirror.Mirror, string) {
+	t.Helper()
+	dir := t.TempDir()
+	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdir := filepath.Join(dir, "mirror")
+	m, err := mirror.Open(mdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return l, m, mdir
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -97,16 +96,7 @@ func TestConditionalUpdateFindsDeepChange(t *testing.T) {
 	site := sitetest.New(sitetest.Options{Now: func() time.Time { return clock }})
 	srv := httptest.NewServer(site.Handler())
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mirror.Open(filepath.Join(dir, "mirror"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	l, m, _ := openListMirror(t)
 	run := func() Summary {
 		now := clock
 		e := New(Config{

@@ -38,17 +38,8 @@ func newHostile(t *testing.T, o hostile.Options) *hostileEnv {
 	site := hostile.New(o)
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mirror.Open(filepath.Join(dir, "mirror"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return &hostileEnv{site: site, base: srv.URL, list: l, mdir: filepath.Join(dir, "mirror"), m: m,
+	l, m, mdir := openListMirror(t)
+	return &hostileEnv{site: site, base: srv.URL, list: l, mdir: mdir, m: m,
 		clock: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
 		fetch: fetch.Options{UserAgent: "spider/test", Timeout: 2 * time.Second, HeaderTimeout: time.Second, MaxBody: 1 << 20, MaxRedirects: 10}}
 }

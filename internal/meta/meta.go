@@ -97,21 +97,27 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	return db, nil
 }
 
+// view runs fn in a read-only transaction; a store never written to has
+// no file yet, and fn is then not called.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	db, err := s.open(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(fn)
+}
+
 // Get returns the records of the given URLs that exist.
 func (s *Store) Get(keys []string) (map[string]Record, error) {
 	out := make(map[string]Record, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
-	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	db, err := s.open(true)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	err = db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(urls)
 		if b == nil {
 			return nil
@@ -188,17 +194,9 @@ func (s *Store) Same(sum, url string, limit int) ([]string, error) {
 	if sum == "" {
 		return nil, nil
 	}
-	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	db, err := s.open(true)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
 	var out []string
 	prefix := sumPrefix(sum)
-	err = db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(sums)
 		if b == nil {
 			return nil
@@ -218,15 +216,7 @@ func (s *Store) Same(sum, url string, limit int) ([]string, error) {
 // identical, calling fn with the checksum and the URLs; fn returning false
 // stops the walk.
 func (s *Store) Duplicates(fn func(sum string, urls []string) bool) error {
-	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	db, err := s.open(true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(sums)
 		if b == nil {
 			return nil
