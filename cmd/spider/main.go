@@ -17,6 +17,7 @@ import (
 )
 
 func main() {
+	stopProfiles := startProfiles()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -34,5 +35,7 @@ func main() {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // stopped by a signal, say while waiting for the list's lock
 	}
-	os.Exit(report(os.Stderr, err))
+	code := report(os.Stderr, err)
+	stopProfiles()
+	os.Exit(code)
 }

@@ -9,39 +9,30 @@ import (
 )
 
 // transform returns the bytes written to the mirror at file for a fetched
-// response: a page with its links and CSS pointed into the mirror and its
-// encoding declared in the file; a style sheet with its url()s and @imports
-// pointed into the mirror and its charset declared; anything else as
-// served.
-func (e *Engine) transform(file string, resp *fetch.Response) ([]byte, error) {
+// response, and the links it holds: a page with its links and CSS pointed
+// into the mirror and its encoding declared in the file, found in the same
+// pass over most pages (rewrite.HTMLLinks); a style sheet with its url()s
+// and @imports pointed into the mirror and its charset declared; anything
+// else as served, without links. A page whose links cannot be read is
+// still written; the error says why it has no links.
+func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, links []extract.Link, linksErr, err error) {
 	switch {
 	case isHTML(resp.MediaType):
 		ct := resp.Header.Get("Content-Type")
-		body, err := rewrite.HTML(resp.Body, resp.URL, ct, e.target(resp.URL, file))
+		body, links, err = rewrite.HTMLLinks(resp.Body, resp.URL, ct, e.target(resp.URL, file))
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		return rewrite.Charset(body, ct), nil
+		return rewrite.Charset(body, ct), links, nil, nil
 	case resp.MediaType == "text/css":
 		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(resp.URL, file))
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		return rewrite.CSSCharset(body, resp.Header.Get("Content-Type")), nil
+		links, linksErr = extract.CSS(resp.URL, resp.Body)
+		return rewrite.CSSCharset(body, resp.Header.Get("Content-Type")), links, linksErr, nil
 	}
-	return resp.Body, nil
-}
-
-// links returns the links of a fetched page or style sheet (the images,
-// fonts and sheets it needs); other types have none.
-func (e *Engine) links(resp *fetch.Response) ([]extract.Link, error) {
-	switch {
-	case isHTML(resp.MediaType):
-		return extract.HTML(resp.URL, resp.Header.Get("Content-Type"), resp.Body)
-	case resp.MediaType == "text/css":
-		return extract.CSS(resp.URL, resp.Body)
-	}
-	return nil, nil
+	return resp.Body, nil, nil, nil
 }
 
 // mirrors reports whether the spider mirrors the link u of kind found on

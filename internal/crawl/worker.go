@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/urlkey"
@@ -142,8 +143,10 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 		return res, adds
 	}
 	var body []byte
+	var links []extract.Link
+	var linksErr error
 	if err == nil {
-		body, err = e.transform(file, resp)
+		body, links, linksErr, err = e.transform(file, resp)
 	}
 	if err == nil {
 		// Committed before the pass that records it (commit.go); the
@@ -164,9 +167,8 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
 
-	links, err := e.links(resp)
-	if err != nil {
-		e.log.Warn("links not extracted", "url", en.URL, "err", err)
+	if linksErr != nil {
+		e.log.Warn("links not extracted", "url", en.URL, "err", linksErr)
 	}
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {

@@ -24,7 +24,7 @@ package extract
 import (
 	"bytes"
 	"fmt"
-	"io"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -87,26 +87,29 @@ func HTML(base string, contentType string, body []byte) ([]Link, error) {
 		body = body[:MaxInput]
 	}
 	enc, name, _ := charset.DetermineEncoding(body, contentType)
-	c := &collector{base: docURL, query: htmlurl.NewQueryEncoder(name), seen: map[string]bool{}}
-
-	if links, ok := c.simple(decode(body, enc)); ok {
+	text := decode(body, enc, name)
+	if links, ok := simple(docURL, name, text); ok {
 		return links, nil
 	}
-	root, err := html.ParseWithOptions(decode(body, enc), html.ParseOptionEnableScripting(false))
+	c := &collector{base: docURL, query: htmlurl.NewQueryEncoder(name), seen: map[string]bool{}}
+	root, err := html.ParseWithOptions(bytes.NewReader(text), html.ParseOptionEnableScripting(false))
 	if err != nil {
 		// The parser refuses pages nested deeper than 512 open elements
 		// (unclosed <div>s, <font>s): fall back to the tokenizer.
-		return c.tokens(func() io.Reader { return decode(body, enc) }), nil
+		return c.tokens(text), nil
 	}
 	return c.tree(root), nil
 }
 
-func decode(body []byte, enc encoding.Encoding) io.Reader {
-	r := io.Reader(bytes.NewReader(body))
-	if enc != nil && enc != encoding.Nop {
-		r = transform.NewReader(r, enc.NewDecoder())
+// decode returns body, in the encoding enc named name, decoded to UTF-8:
+// invalid bytes become U+FFFD, and a decoder error ends the text as it
+// would end a parse. Valid UTF-8 is body itself.
+func decode(body []byte, enc encoding.Encoding, name string) []byte {
+	if enc == nil || enc == encoding.Nop || name == "utf-8" && utf8.Valid(body) {
+		return body
 	}
-	return r
+	text, _, _ := transform.Bytes(enc.NewDecoder(), body)
+	return text
 }
 
 // tree collects links from a parsed document with goquery: the first
@@ -133,8 +136,8 @@ func (c *collector) tree(root *html.Node) []Link {
 // tokens collects links from the start tags of a document the parser
 // rejected: one pass for the first <base href>, which applies to every link
 // as in a parsed document, then one for the links.
-func (c *collector) tokens(open func() io.Reader) []Link {
-	z := html.NewTokenizer(open())
+func (c *collector) tokens(text []byte) []Link {
+	z := html.NewTokenizer(bytes.NewReader(text))
 	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
@@ -148,7 +151,7 @@ func (c *collector) tokens(open func() io.Reader) []Link {
 			break
 		}
 	}
-	z = html.NewTokenizer(open())
+	z = html.NewTokenizer(bytes.NewReader(text))
 	for len(c.links) < MaxLinks {
 		switch z.Next() {
 		case html.ErrorToken:

@@ -18,11 +18,13 @@ func FuzzSimpleAgrees(f *testing.F) {
 	f.Add(`<html><body background=x><body background=y><a href=q><b><a href=z>t</b></a><head><base href=h></head>`)
 	f.Add(`<table><a href=t></table><svg><a xlink:href=x></a></svg><form><form action=f>`)
 	f.Add(`<title><a href=t></title><textarea><a href=u></textarea><script><a href=s></script><style><a href=st></style><a href="a&amp;b&#0;c">`)
+	f.Add(`<p>x<div style="background: url(bg.png)"><a href=a style='background:url("i.png")'>`)
+	f.Add(`<body style="background: url(bg.png)"><p><body style="color: red">`)
 	f.Fuzz(func(t *testing.T, s string) {
 		mk := func() *collector {
 			return &collector{base: "http://h.example/d/p", query: htmlurl.NewQueryEncoder("utf-8"), seen: map[string]bool{}}
 		}
-		b, ok := mk().simple(bytes.NewReader([]byte(s)))
+		b, ok := simple("http://h.example/d/p", "utf-8", []byte(s))
 		if !ok {
 			return
 		}
@@ -47,9 +49,10 @@ func TestSimpleFallsBack(t *testing.T) {
 		`<body background=bg.png><a href=x>x</a>`:  false,
 		`<select><option><a href=x>x</a></select>`: false,
 		`<image src=i.png>`:                        false,
+		`<body style="background: url(b.png)">`:    false,
+		`<div style="background: url(b.png)">`:     true,
 	} {
-		c := &collector{base: "http://h.example/", query: htmlurl.NewQueryEncoder("utf-8"), seen: map[string]bool{}}
-		if _, ok := c.simple(bytes.NewReader([]byte(body))); ok != want {
+		if _, ok := simple("http://h.example/", "utf-8", []byte(body)); ok != want {
 			t.Errorf("simple(%q) ok = %v, want %v", body, ok, want)
 		}
 	}

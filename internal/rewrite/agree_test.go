@@ -1,13 +1,16 @@
 package rewrite
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/htmlurl"
 )
 
 // firstCalls returns the distinct URLs of calls with the kind of the first
@@ -93,4 +96,76 @@ func FuzzAgree(f *testing.F) {
 			t.Errorf("%s: target asked about:\n%sextract found:\n%s", body, got, want)
 		}
 	})
+}
+
+// FuzzHTMLLinks checks that HTMLLinks returns what HTML and extract.HTML
+// return for the page, whether it found the links in its own pass or left
+// them to extract.
+func FuzzHTMLLinks(f *testing.F) {
+	for _, g := range goldens {
+		body, err := os.ReadFile("testdata/" + g.name + ".html")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body, g.ct)
+	}
+	for _, s := range []string{
+		`<p>x<div style="background: url(bg.png)"><a href=a style='background:url("i.png")'>`,
+		`<body style="background: url(bg.png)"><p><body style="color: red">`,
+		`<A HREF="/x">x</A><base href="/d/"><a href="y#f">y</a><a href="#top">t</a><a href="">e</a>`,
+		`<table><a href=t></table><a xlink:href=x>x</a><svg><a xlink:href=y></a></svg>`,
+		"<a href=\"/\xe9t\xe9?q=\xe9\">x</a>",
+		`<img src=a.png srcset="b.png 1x, c.png 2x"><meta http-equiv=refresh content="0; url=/r">`,
+	} {
+		f.Add([]byte(s), "text/html")
+		f.Add([]byte(s), "text/html; charset=utf-8")
+		f.Add([]byte(s), "text/html; charset=windows-1251")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, ct string) {
+		target := func(abs string, kind htmlurl.Kind) (string, bool) { return "m/" + abs, true }
+		out, links, err := HTMLLinks(body, page, ct, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := HTML(body, page, ct, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, want) {
+			t.Fatalf("HTMLLinks wrote:\n%q\nHTML wrote:\n%q", out, want)
+		}
+		wantLinks, err := extract.HTML(page, ct, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(links) != len(wantLinks) || len(links) > 0 && !reflect.DeepEqual(links, wantLinks) {
+			t.Fatalf("HTMLLinks found:\n%v\nextract found:\n%v", links, wantLinks)
+		}
+	})
+}
+
+// HTMLLinks finds the links in its own pass on pages the tokenizer reads
+// as the tree builder would, and leaves the others to extract.
+func TestHTMLLinksOnePass(t *testing.T) {
+	target := func(abs string, kind htmlurl.Kind) (string, bool) { return "x", true }
+	for _, c := range []struct {
+		body, ct string
+		onePass  bool
+	}{
+		{`<!DOCTYPE html><html><head><link rel=stylesheet href=s.css></head><body><a href=/a>a</a><div style="background:url(b.png)">`, "text/html; charset=utf-8", true},
+		{`<p>no links at all</p>`, "text/html", true},
+		{`<a href=/a>a</a><table><tr><td><a href=/b>b</a></table>`, "text/html; charset=utf-8", false},
+		{`<a href=/a>a</a><style>p { background: url(b.png) }</style>`, "text/html; charset=utf-8", false},
+		{"<a href=/\xff>a</a>", "text/html; charset=utf-8", false},
+		{"<a href=/\xe9>a</a>", "text/html; charset=windows-1252", false},
+		{"<a href=/\xe9>a</a>", "text/html; charset=koi8-r", false},
+	} {
+		_, links, err := rewrite([]byte(c.body), page, c.ct, target, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := links != nil; got != c.onePass {
+			t.Errorf("%q (%s): one pass %v, want %v", c.body, c.ct, got, c.onePass)
+		}
+	}
 }

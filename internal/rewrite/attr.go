@@ -75,27 +75,47 @@ func scanAttrs(raw []byte) []attr {
 // agree returns the attributes of the current start tag of z, which has raw
 // bytes raw, as the tokenizer sees them: the first of duplicate names, none
 // with an empty name. ok is false if scanAttrs and the tokenizer disagree on
-// the names, which they should not.
-func agree(z *html.Tokenizer, raw []byte) (attrs []attr, ok bool) {
-	seen := map[string]bool{}
+// the names, which they should not. With collect, tok holds every
+// attribute as the tokenizer reads it (for extract.Collector), whether
+// they agree or not.
+func agree(z *html.Tokenizer, raw []byte, collect bool) (attrs []attr, tok []html.Attribute, ok bool) {
 	for _, a := range scanAttrs(raw) {
-		if a.key != "" && !seen[a.key] {
-			seen[a.key] = true
+		if a.key != "" && !has(attrs, a.key) {
 			attrs = append(attrs, a)
 		}
 	}
-	i, more := 0, true
-	for ; more; i++ {
-		var key []byte
-		key, _, more = z.TagAttr()
+	ok = true
+	i := 0
+	for more := true; more; i++ {
+		var key, val []byte
+		key, val, more = z.TagAttr()
 		if key == nil && !more && i == 0 {
 			break // no attributes
 		}
-		if i >= len(attrs) || string(key) != strings.ReplaceAll(attrs[i].key, "\x00", "\uFFFD") {
-			return nil, false
+		if collect {
+			tok = append(tok, html.Attribute{Key: string(key), Val: string(val)})
+		}
+		if ok && (i >= len(attrs) || string(key) != strings.ReplaceAll(attrs[i].key, "\x00", "\uFFFD")) {
+			ok = false
+			if !collect {
+				break
+			}
 		}
 	}
-	return attrs, i == len(attrs)
+	if !ok || i != len(attrs) {
+		return nil, tok, false
+	}
+	return attrs, tok, true
+}
+
+// has reports whether attrs holds one named key.
+func has(attrs []attr, key string) bool {
+	for _, a := range attrs {
+		if a.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // first returns the attribute named key.
@@ -196,16 +216,4 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// hasStyleAttr reports whether the raw start tag may have a style
-// attribute: whether "style" occurs in it in any letter case. It does not
-// allocate, unlike lower, as it runs on every tag with attributes.
-func hasStyleAttr(raw []byte) bool {
-	for i := 0; i+5 <= len(raw); i++ {
-		if raw[i]|0x20 == 's' && raw[i+1]|0x20 == 't' && raw[i+2]|0x20 == 'y' && raw[i+3]|0x20 == 'l' && raw[i+4]|0x20 == 'e' {
-			return true
-		}
-	}
-	return false
 }

@@ -27,11 +27,13 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 
+	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/urlkey"
 )
@@ -68,14 +70,36 @@ type Target func(abs string, kind htmlurl.Kind) (ref string, ok bool)
 //
 // The error is non-nil only if base is not a valid http or https URL.
 func HTML(body []byte, base, contentType string, target Target) ([]byte, error) {
+	out, _, err := rewrite(body, base, contentType, target, false)
+	return out, err
+}
+
+// HTMLLinks returns what HTML returns, and the links of the page: what
+// extract.HTML(base, contentType, body) returns. Pages made of the
+// elements that the HTML tree builder keeps as they are, in UTF-8 (or
+// ASCII), which is most of them, take one pass of the tokenizer for both,
+// since it sees the links as the tree would (extract.Collector); other
+// pages are parsed again by extract.HTML.
+func HTMLLinks(body []byte, base, contentType string, target Target) ([]byte, []extract.Link, error) {
+	out, links, err := rewrite(body, base, contentType, target, true)
+	if err != nil || links != nil {
+		return out, links, err
+	}
+	links, err = extract.HTML(base, contentType, body)
+	return out, links, err
+}
+
+// rewrite is HTML, and with collect it also returns the links of a page
+// for which one pass finds what extract.HTML would: nil for other pages.
+func rewrite(body []byte, base, contentType string, target Target, collect bool) ([]byte, []extract.Link, error) {
 	page, err := urlkey.Parse(base)
 	if err != nil {
-		return nil, fmt.Errorf("rewrite: base url: %w", err)
+		return nil, nil, fmt.Errorf("rewrite: base url: %w", err)
 	}
 	enc, name, _ := charset.DetermineEncoding(body, contentType)
 	switch name {
 	case "utf-16be", "utf-16le", "iso-2022-jp", "replacement":
-		return body, nil
+		return body, nil, nil
 	}
 	r := &rewriter{body: body, base: page, target: target, query: htmlurl.NewQueryEncoder(name)}
 	if enc != nil && enc != encoding.Nop {
@@ -83,6 +107,9 @@ func HTML(body []byte, base, contentType string, target Target) ([]byte, error) 
 	}
 	r.findBase()
 	r.styles = true
+	if collect && len(body) <= extract.MaxInput && readAlike(body, name) {
+		r.col = extract.NewCollector(r.base, name)
+	}
 	r.tags(func(tag string, raw []byte, off int, attrs []attr) bool {
 		if tag == "base" {
 			r.removeHref(raw, off, attrs)
@@ -91,12 +118,38 @@ func HTML(body []byte, base, contentType string, target Target) ([]byte, error) 
 		}
 		return true
 	})
+	var links []extract.Link
+	if r.col != nil && r.col.Simple() {
+		links = r.col.Links()
+		if links == nil {
+			links = []extract.Link{}
+		}
+	}
 	if len(r.links) == 0 {
-		return body, nil
+		return body, links, nil
 	}
 	edits := append(r.links, r.bases...)
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
-	return apply(body, edits), nil
+	return apply(body, edits), links, nil
+}
+
+// readAlike reports whether extract reads body, in the encoding named enc,
+// as the bytes they are: valid UTF-8, or ASCII in windows-1252 (the guess
+// for a page that names no encoding). Only then does the tokenizer here
+// see the tags and attribute values that extract's sees.
+func readAlike(body []byte, enc string) bool {
+	switch enc {
+	case "utf-8":
+		return utf8.Valid(body)
+	case "windows-1252":
+		for _, c := range body {
+			if c >= utf8.RuneSelf {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // A rewriter holds the state of one HTML call.
@@ -106,9 +159,10 @@ type rewriter struct {
 	dec    *encoding.Decoder // page encoding to UTF-8; nil if the bytes are read as they are
 	query  *htmlurl.QueryEncoder
 	target Target
-	links  []edit // rewritten link values
-	styles bool   // tags also rewrites the text of <style> elements
-	bases  []edit // removed <base href>s
+	links  []edit             // rewritten link values
+	styles bool               // tags also rewrites the text of <style> elements
+	col    *extract.Collector // if set, tags also feeds it every start tag
+	bases  []edit             // removed <base href>s
 }
 
 // An edit replaces body[start:end] with repl.
@@ -121,7 +175,7 @@ type edit struct {
 // does: it applies to every link, also to those before it. An href that
 // does not resolve to http or https leaves the page's URL as the base.
 func (r *rewriter) findBase() {
-	if !mayHoldTag(r.body, "base") {
+	if !htmlurl.MayHoldTag(r.body, "base") {
 		return // most pages: no second pass of the tokenizer
 	}
 	r.tags(func(tag string, raw []byte, _ int, attrs []attr) bool {
@@ -141,28 +195,14 @@ func (r *rewriter) findBase() {
 	})
 }
 
-// mayHoldTag reports whether body holds '<' and then name (lower case
-// ASCII) in any letter case, without which the tokenizer finds no such tag.
-func mayHoldTag(body []byte, name string) bool {
-	for i := 0; ; {
-		j := bytes.IndexByte(body[i:], '<')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-		if len(body)-i >= len(name) && bytes.EqualFold(body[i:i+len(name)], []byte(name)) {
-			return true
-		}
-	}
-}
-
 // tags calls fn with each start tag of the body that may hold a link (by
 // an htmlurl rule or a style attribute): its lower-case name, raw bytes,
 // offset in the body and attributes, until fn returns false. With r.styles
-// set, the URLs in the text of each <style> element are rewritten too. Content of <noscript> is read as markup, as extract reads
-// it (scripting off). A tag whose attributes the tokenizer and scanAttrs do
-// not see alike is skipped, as is, in theory, a tokenizer out of step with
-// the body.
+// set, the URLs in the text of each <style> element are rewritten too.
+// Content of <noscript> is read as markup, as extract reads it (scripting
+// off). A tag whose attributes the tokenizer and scanAttrs do not see alike
+// is skipped, as is, in theory, a tokenizer out of step with the body. With
+// r.col set, every start tag also goes to it.
 func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) bool) {
 	z := html.NewTokenizer(bytes.NewReader(r.body))
 	inStyle := false
@@ -184,12 +224,21 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 				z.NextIsNotRawText()
 			}
 			inStyle = tag == "style" && tt == html.StartTagToken
-			styled := hasAttr && hasStyleAttr(raw)
-			if (tag == "base" || htmlurl.RulesFor(tag) != nil || styled) && off+len(raw) <= len(r.body) &&
-				bytes.Equal(raw, r.body[off:off+len(raw)]) {
-				if attrs, ok := agree(z, raw); ok && !fn(tag, raw, off, attrs) {
+			styled := hasAttr && htmlurl.MayHaveStyle(raw)
+			wanted := tag == "base" || htmlurl.RulesFor(tag) != nil || styled
+			switch {
+			case wanted && off+len(raw) <= len(r.body) && bytes.Equal(raw, r.body[off:off+len(raw)]):
+				attrs, tok, ok := agree(z, raw, r.col != nil)
+				if r.col != nil {
+					r.col.Tag(tag, tok)
+				}
+				if ok && !fn(tag, raw, off, attrs) {
 					return
 				}
+			case wanted && r.col != nil:
+				r.col.Abandon()
+			case r.col != nil:
+				r.col.Tag(tag, nil)
 			}
 		}
 		off += len(raw)
