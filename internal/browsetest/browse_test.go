@@ -147,7 +147,10 @@ func TestBrowseMirror(t *testing.T) {
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 800))
+		chromedp.WindowSize(1000, 800))
+	// No UserDataDir of the test's: chromedp makes its own and removes it
+	// once the browser has exited, while Chromium's helper processes may
+	// still write to one that t.TempDir would fail to remove.
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancelBrowser := chromedp.NewContext(actx)
