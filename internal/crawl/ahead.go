@@ -13,16 +13,20 @@ import (
 // pass has claimed them, and the next pass claims them first. A page
 // fetched ahead is written to the mirror only once claimed: its copy stays
 // in memory until the pass decides, and is discarded if the pass could not
-// claim the line (another spider holds it, or it is not due). Links of a page fetched ahead are followed ahead at once, so the
-// crawl of a chain runs at the speed of the network while passes run
-// beside it, as often as their own cost allows.
+// claim the line (another spider holds it, or it is not due). Links of a
+// page fetched ahead are followed ahead at once, so the crawl of a chain
+// runs at the speed of the network while passes run beside it, as often as
+// their own cost allows.
 //
 // A fetch ahead that fails is recorded as any other once claimed (error,
 // or archived for 404 and 410), and forgotten otherwise. The cost of
 // fetching ahead is a request for each link that turns out not to be
-// claimable; it is on only while at least half of the distinct links the
-// last pass carried were new to the list, which is so for a first mirror
-// and not for a refresh.
+// claimable, and memory: the copies wait for the pass that claims their
+// lines, at most Config.Ahead of them and Config.AheadBytes in all (past
+// either, fetching ahead pauses until a pass has taken them). It is on
+// only while at least half of the distinct links the last pass carried
+// were new to the list, which is so for a first mirror and not for a
+// refresh.
 
 // aheadItem is a line fetched ahead, from its link until its outcome is
 // handed on.
@@ -58,7 +62,7 @@ func (e *Engine) addLinks(adds []list.Add) {
 		}
 		e.seen[a.URL] = true
 		e.adds = append(e.adds, a)
-		if len(e.ahead) >= e.cfg.Ahead || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
+		if len(e.ahead) >= e.cfg.Ahead || e.aheadHeld >= e.cfg.AheadBytes || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
 			continue
 		}
 		j := job{en: list.Entry{URL: a.URL, Level: a.Level, State: list.Found}, epoch: e.epoch.Load(), ahead: true}
@@ -111,6 +115,7 @@ func (e *Engine) aheadDone(url string, o *outcome) {
 	switch it.state {
 	case undecided:
 		it.out = o
+		e.aheadHeld += o.size()
 		return
 	case claimedAhead:
 		o.epoch = it.epoch
@@ -168,6 +173,7 @@ func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int
 		it.state, it.epoch = claimedAhead, epoch
 		if it.out != nil {
 			it.out.epoch = epoch
+			e.aheadHeld -= it.out.size()
 			e.ready = append(e.ready, it.out)
 			delete(e.ahead, en.URL)
 		}
@@ -180,6 +186,7 @@ func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int
 		it := e.ahead[u]
 		it.state = lost
 		if it.out != nil {
+			e.aheadHeld -= it.out.size()
 			e.drop(it.out)
 			delete(e.ahead, u)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -76,5 +77,45 @@ func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	defer v.site.mu.Unlock()
 	if hits := v.site.hits["/b"]; hits != 1 {
 		t.Errorf("/b fetched %d times, want once, ahead of a claim", hits)
+	}
+}
+
+// Fetching ahead pauses while the copies waiting for a pass hold
+// Config.AheadBytes, and goes on once a pass has taken them.
+func TestFetchAheadBytes(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Concurrency: 2, AheadBytes: 1000, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	e.setAhead(true)
+	link := func(u string) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.addLinks([]list.Add{{URL: v.base + u, Level: 1}})
+	}
+	done := func(u string, size int) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.aheadDone(v.base+u, &outcome{res: list.Result{URL: v.base + u, State: list.Downloaded}, copy: &pageCopy{body: make([]byte, size)}})
+	}
+	link("/a")
+	link("/b")
+	if len(e.stack) != 2 {
+		t.Fatalf("%d links fetched ahead, want 2", len(e.stack))
+	}
+	done("/a", 600)
+	done("/b", 600)
+	link("/c")
+	if len(e.stack) != 2 || e.aheadHeld != 1200 {
+		t.Fatalf("with 1200 bytes held (cap 1000): %d links fetched ahead, %d bytes held; want 2, 1200", len(e.stack), e.aheadHeld)
+	}
+	// The pass claims /a and loses /b to another spider: both copies leave.
+	e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, []list.Entry{{URL: v.base + "/a"}}, 1)
+	if e.aheadHeld != 0 {
+		t.Fatalf("%d bytes held after the pass, want 0", e.aheadHeld)
+	}
+	link("/d")
+	if len(e.stack) != 3 {
+		t.Errorf("after the pass: %d links fetched ahead, want 3 (/a, /b, /d)", len(e.stack))
 	}
 }

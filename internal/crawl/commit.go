@@ -21,6 +21,14 @@ type outcome struct {
 	rec   *meta.Record // the line's history after the fetch; nil = none to store
 }
 
+// size returns the bytes of the copy o holds in memory.
+func (o *outcome) size() int64 {
+	if o.copy == nil {
+		return 0
+	}
+	return int64(len(o.copy.body))
+}
+
 // pageCopy is a page's copy waiting for the group commit.
 type pageCopy struct {
 	file string

@@ -60,7 +60,8 @@ type Config struct {
 	Lease       time.Duration // claims of a spider silent this long are taken back
 	Flush       time.Duration // record finished results at least this often; 0 = derived from the window
 	MaxLinks    int           // links taken from one page; 0 = 5000
-	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 64×Concurrency if Delay is 0, else none; <0 = none
+	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 256×Concurrency if Delay is 0, else none; <0 = none
+	AheadBytes  int64         // bytes of copies fetched ahead held in memory for a pass to claim, past which fetching ahead pauses; 0 = 32 MiB
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
@@ -129,19 +130,20 @@ type Engine struct {
 	lastBeat atomic.Int64
 	epoch    atomic.Int64
 
-	mu       sync.Mutex           // guards the fields below
-	results  []list.Result        // committed, for the next pass
-	ready    []*outcome           // finished fetches of claimed lines, for the next group commit
-	staged   map[string]*pageCopy // copies kept by store, until finish
-	adds     []list.Add
-	ahead    map[string]*aheadItem // lines fetched ahead, until their outcome is handed on
-	aheadq   chan struct{}         // a token for each job in stack
-	stack    []job                 // fetches ahead waiting for a worker, the last found on top
-	aheadOn  bool
-	seen     map[string]bool // links found since fetching ahead was turned on
-	stopping bool
-	sum      Summary
-	history  []meta.Record // records to store before the next pass
+	mu        sync.Mutex           // guards the fields below
+	results   []list.Result        // committed, for the next pass
+	ready     []*outcome           // finished fetches of claimed lines, for the next group commit
+	staged    map[string]*pageCopy // copies kept by store, until finish
+	adds      []list.Add
+	ahead     map[string]*aheadItem // lines fetched ahead, until their outcome is handed on
+	aheadq    chan struct{}         // a token for each job in stack
+	aheadHeld int64                 // bytes of the copies in ahead waiting for a pass (ahead.go)
+	stack     []job                 // fetches ahead waiting for a worker, the last found on top
+	aheadOn   bool
+	seen      map[string]bool // links found since fetching ahead was turned on
+	stopping  bool
+	sum       Summary
+	history   []meta.Record // records to store before the next pass
 	// pendingHistory is what the pass being built stores first; owned by
 	// the Run loop.
 	pendingHistory []meta.Record
@@ -175,7 +177,10 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		cfg.Meta = meta.Open(l.Path()+meta.Suffix, time.Minute)
 	}
 	if cfg.Ahead == 0 && cfg.Delay == 0 {
-		cfg.Ahead = 64 * cfg.Concurrency
+		cfg.Ahead = 256 * cfg.Concurrency
+	}
+	if cfg.AheadBytes == 0 {
+		cfg.AheadBytes = 32 << 20
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
