@@ -29,10 +29,11 @@ var matcher = cascadia.MustCompile(func() string {
 var baseMatcher = goquery.Single("base[href]")
 
 type collector struct {
-	base  string // document base URL, canonical
-	query *htmlurl.QueryEncoder
-	seen  map[string]bool
-	links []Link
+	base    string // document base URL, canonical
+	query   *htmlurl.QueryEncoder
+	seen    map[string]bool
+	links   []Link
+	resolve func(ref string) (string, bool) // if set, resolves a reference against base (Collector.Resolve)
 }
 
 // element records the links of one element.
@@ -61,8 +62,19 @@ func (c *collector) add(ref string, kind Kind, tag, attrName string) {
 	if len(c.links) >= MaxLinks {
 		return
 	}
-	u, err := urlkey.Resolve(c.base, c.query.Encode(ref))
-	if err != nil || c.seen[u] {
+	var u string
+	if c.resolve != nil {
+		var ok bool
+		if u, ok = c.resolve(ref); !ok {
+			return
+		}
+	} else {
+		var err error
+		if u, err = urlkey.Resolve(c.base, c.query.Encode(ref)); err != nil {
+			return
+		}
+	}
+	if c.seen[u] {
 		return
 	}
 	c.seen[u] = true

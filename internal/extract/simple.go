@@ -6,6 +6,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/spider-mirror/spider/internal/htmlurl"
+	"github.com/spider-mirror/spider/internal/urlkey"
 )
 
 // simpleTags are the elements whose start tags the HTML tree builder keeps,
@@ -40,8 +41,9 @@ var simpleTags = func() map[string]bool {
 // tag is one of simpleTags (Simple), the tokenizer sees what the tree
 // builder would, and Links are what HTML returns for the page.
 type Collector struct {
-	c      collector
-	simple bool
+	c        collector
+	simple   bool
+	resolved map[string]string // Resolve's answers, "" for a reference it drops
 }
 
 // NewCollector returns a Collector for a page whose document base URL is
@@ -50,10 +52,12 @@ type Collector struct {
 // charset.DetermineEncoding names it), which decides how non-ASCII in a
 // query is encoded.
 func NewCollector(docBase, enc string) *Collector {
-	return &Collector{
+	c := &Collector{
 		c:      collector{base: docBase, query: htmlurl.NewQueryEncoder(enc), seen: map[string]bool{}},
 		simple: true,
 	}
+	c.c.resolve = c.Resolve
+	return c
 }
 
 // Tag takes the page's next start tag: its lower-case name, and the
@@ -72,6 +76,26 @@ func (c *Collector) Tag(name string, attrs []html.Attribute) {
 	if name != "base" && len(attrs) > 0 {
 		c.c.element(name, attrs)
 	}
+}
+
+// Resolve returns the canonical absolute URL that the reference ref (an
+// attribute value as the tokenizer reads it) on the page leads to, as the
+// links of Links are resolved, or false for one they drop (not http or
+// https, malformed). A caller that rewrites the links it feeds Tag asks
+// here rather than resolving them again.
+func (c *Collector) Resolve(ref string) (string, bool) {
+	if u, ok := c.resolved[ref]; ok {
+		return u, u != ""
+	}
+	u, err := urlkey.Resolve(c.c.base, c.c.query.Encode(ref))
+	if err != nil {
+		u = ""
+	}
+	if c.resolved == nil {
+		c.resolved = map[string]string{}
+	}
+	c.resolved[ref] = u
+	return u, u != ""
 }
 
 // Abandon gives the page up: the caller could not read a tag as the

@@ -26,13 +26,14 @@ const prescanLen = 1024
 // declared this way.
 func Charset(body []byte, contentType string) []byte {
 	_, served, _ := charset.DetermineEncoding(body, contentType)
-	_, fromFile, bom := charset.DetermineEncoding(body, "")
 	// Without a BOM the file names its encoding only in a <meta> holding
 	// the word "charset"; a utf-8 or windows-1252 answer without one is the
-	// guess that a browser may not make.
+	// guess that a browser may not make. Only then is the prescan run.
 	head := body[:min(len(body), prescanLen)]
-	if fromFile == served && (bom || bytes.Contains(bytes.ToLower(head), []byte("charset"))) {
-		return body
+	if hasBOM(body) || containsFold(head, "charset") {
+		if _, fromFile, _ := charset.DetermineEncoding(body, ""); fromFile == served {
+			return body
+		}
 	}
 	switch served {
 	case "utf-16be", "utf-16le", "replacement":
@@ -44,6 +45,24 @@ func Charset(body []byte, contentType string) []byte {
 	out = append(out, body[:at]...)
 	out = append(out, meta...)
 	return append(out, body[at:]...)
+}
+
+// hasBOM reports whether body starts with a UTF-8 or UTF-16 byte order
+// mark, which a browser takes over any declaration.
+func hasBOM(body []byte) bool {
+	return bytes.HasPrefix(body, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(body, []byte("\xfe\xff")) ||
+		bytes.HasPrefix(body, []byte("\xff\xfe"))
+}
+
+// containsFold reports whether b holds word (lower-case ASCII) in any
+// letter case, without allocating.
+func containsFold(b []byte, word string) bool {
+	for i := 0; i+len(word) <= len(b); i++ {
+		if b[i]|0x20 == word[0] && bytes.EqualFold(b[i:i+len(word)], []byte(word)) {
+			return true
+		}
+	}
+	return false
 }
 
 // metaPlace returns the offset where a <meta charset> goes: after the

@@ -91,8 +91,8 @@ func (r *rewriter) ref(v string, kind htmlurl.Kind) (string, bool) {
 	if t == "" || t[0] == '#' {
 		return "", false
 	}
-	abs, err := urlkey.Resolve(r.base, r.query.Encode(v))
-	if err != nil {
+	abs, ok := r.resolve(v)
+	if !ok {
 		return "", false
 	}
 	ref, ok := r.target(abs, kind)
@@ -107,10 +107,30 @@ func (r *rewriter) ref(v string, kind htmlurl.Kind) (string, bool) {
 	return ref, true
 }
 
+// resolve returns the canonical absolute URL of the link v on the page, as
+// extract resolves it, or false if it is not an http or https URL.
+func (r *rewriter) resolve(v string) (string, bool) {
+	if r.col != nil {
+		return r.col.Resolve(v) // the answer the links it collects have
+	}
+	abs, err := urlkey.Resolve(r.base, r.query.Encode(v))
+	return abs, err == nil
+}
+
 // escape percent-encodes the bytes of s that are controls, space, non-ASCII
 // or in set.
 func escape(s, set string) string {
+	i := 0
+	for i < len(s) && s[i] > ' ' && s[i] < 0x7f && strings.IndexByte(set, s[i]) < 0 {
+		i++
+	}
+	if i == len(s) {
+		return s // most references: nothing to escape
+	}
 	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	s = s[i:]
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(set, c) >= 0 {
 			b.WriteByte('%')

@@ -18,22 +18,29 @@ import "strings"
 //	Rel("h/x.html", "g:81/y.html")                  == "../g:81/y.html"
 //	Rel("h/index.html", "h/index.html?page=2.html") == "index.html%3Fpage=2.html"
 func Rel(fromFile, toFile string) string {
-	from := strings.Split(fromFile, "/")
-	from = from[:len(from)-1] // directories
-	to := strings.Split(toFile, "/")
-	n := 0
-	for n < len(from) && n < len(to)-1 && from[n] == to[n] {
-		n++
+	// The directories fromFile and toFile share, segment by segment.
+	common := 0
+	for i := 0; i < len(fromFile) && i < len(toFile) && fromFile[i] == toFile[i]; i++ {
+		if fromFile[i] == '/' {
+			common = i + 1
+		}
 	}
 	var b strings.Builder
-	for range len(from) - n {
+	b.Grow(len(toFile) - common + 16)
+	for range strings.Count(fromFile[common:], "/") {
 		b.WriteString("../")
 	}
-	for i, seg := range to[n:] {
+	rest := toFile[common:]
+	for i := 0; ; i++ {
+		seg, more, found := strings.Cut(rest, "/")
 		if i > 0 {
 			b.WriteByte('/')
 		}
 		b.WriteString(escape(seg, "\"#%<>?\\^`{|}"))
+		if !found {
+			break
+		}
+		rest = more
 	}
 	ref := b.String()
 	firstSeg, _, _ := strings.Cut(ref, "/")
