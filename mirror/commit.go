@@ -61,12 +61,12 @@ func (m *Mirror) Commit(files []*Staged) []error {
 			errs[i] = s.f.Close()
 		}
 		if errs[i] == nil {
-			errs[i] = m.root.Rename(s.tmp, s.rel)
+			errs[i] = s.rename(m)
 		}
 		s.done = true
 		cerr := s.f.Close()
 		if errs[i] != nil {
-			m.root.Remove(s.tmp)
+			s.remove(m)
 			errs[i] = fmt.Errorf("mirror: write %s: %w", s.rel, errs[i])
 			continue
 		}

@@ -75,8 +75,9 @@ func TestKillDuringCommit(t *testing.T) {
 }
 
 // TestHelperCommitter is the process TestKillDuringCommit kills: from round
-// MIRROR_HELPER_ROUND on, it stages the group's files, prints "commit R",
-// commits, and prints "committed R" once every file is durable.
+// MIRROR_HELPER_ROUND on, it stages the group's files (with Stage, or in a
+// Group in odd rounds), prints "commit R", commits, and prints "committed
+// R" once every file is durable.
 func TestHelperCommitter(t *testing.T) {
 	dir := os.Getenv("MIRROR_HELPER_DIR")
 	if dir == "" {
@@ -89,16 +90,26 @@ func TestHelperCommitter(t *testing.T) {
 	}
 	defer m.Close()
 	for r := first; r < first+100; r++ {
+		// Odd rounds stage through a Group, even ones file by file.
 		var group []*Staged
+		g := m.Group()
 		for k := range 2 * groupSync {
-			s, err := m.Stage(fmt.Sprintf("h/d%d/f%d.html", k%4, k), payload(r, k))
+			stage := m.Stage
+			if r%2 == 1 {
+				stage = g.Stage
+			}
+			s, err := stage(fmt.Sprintf("h/d%d/f%d.html", k%4, k), payload(r, k))
 			if err != nil {
 				t.Fatal(err)
 			}
 			group = append(group, s)
 		}
 		fmt.Printf("commit %d\n", r)
-		for _, err := range m.Commit(group) {
+		errs := g.Commit()
+		if r%2 == 0 {
+			errs = m.Commit(group)
+		}
+		for _, err := range errs {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,6 +39,24 @@ type Staged struct {
 	dirs     []string // directories of rel's path: their parents need an fsync
 	size     int
 	done     bool
+	dir      *os.Root // the open directory of a Group's file, which tmp and rel are in; nil: the mirror root
+}
+
+// rename renames the temp file over the file's name.
+func (s *Staged) rename(m *Mirror) error {
+	if s.dir != nil {
+		return s.dir.Rename(path.Base(s.tmp), path.Base(s.rel))
+	}
+	return m.root.Rename(s.tmp, s.rel)
+}
+
+// remove removes the temp file.
+func (s *Staged) remove(m *Mirror) {
+	if s.dir != nil {
+		s.dir.Remove(path.Base(s.tmp))
+		return
+	}
+	m.root.Remove(s.tmp)
 }
 
 // Rel returns the name the file will have once committed.
@@ -75,7 +93,7 @@ func (m *Mirror) Discard(s *Staged) {
 	}
 	s.done = true
 	s.f.Close()
-	m.root.Remove(s.tmp)
+	s.remove(m)
 }
 
 // createTemp creates and locks a new temp file in dir, creating dir first if

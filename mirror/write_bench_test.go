@@ -42,6 +42,35 @@ func BenchmarkCommitGroup(b *testing.B) {
 	commit(b, m, group)
 }
 
+// BenchmarkGroup is BenchmarkCommitGroup through a Group, which keeps the
+// directories open: as the crawl writes its pages.
+func BenchmarkGroup(b *testing.B) {
+	m, _ := openTemp(b)
+	data := make([]byte, 2500)
+	b.SetBytes(int64(len(data)))
+	g := m.Group()
+	n, i := 0, 0
+	for b.Loop() {
+		if _, err := g.Stage(fmt.Sprintf("h/topic/%d-slug.html", i), data); err != nil {
+			b.Fatal(err)
+		}
+		i++
+		if n++; n == 64 {
+			groupCommit(b, g)
+			g, n = m.Group(), 0
+		}
+	}
+	groupCommit(b, g)
+}
+
+func groupCommit(b *testing.B, g *Group) {
+	for _, err := range g.Commit() {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkStage is the part of a page's write that a worker does: create
 // and lock a temp file in a directory of many files, write it.
 func BenchmarkStage(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // startProfiles writes the profiles named by the environment, for finding
@@ -13,6 +14,7 @@ import (
 //	SPIDER_CPUPROFILE=FILE    CPU profile of the whole run
 //	SPIDER_BLOCKPROFILE=FILE  where goroutines waited (channels, locks)
 //	SPIDER_MEMPROFILE=FILE    allocations, written at exit
+//	SPIDER_TRACE=FILE         execution trace (go tool trace FILE)
 //
 // The returned function writes and closes them; main calls it before exit.
 func startProfiles() (stop func()) {
@@ -26,6 +28,17 @@ func startProfiles() (stop func()) {
 			fmt.Fprintf(os.Stderr, "spider: warning: no CPU profile: %v\n", err)
 		} else {
 			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if path := os.Getenv("SPIDER_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spider: warning: no trace: %v\n", err)
+		} else {
+			stops = append(stops, func() { trace.Stop(); f.Close() })
 		}
 	}
 	if path := os.Getenv("SPIDER_BLOCKPROFILE"); path != "" {

@@ -6,7 +6,6 @@ import (
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
-	"github.com/spider-mirror/spider/mirror"
 )
 
 // An outcome is a finished fetch of a claimed line: its result, and the
@@ -129,7 +128,7 @@ func (e *Engine) commit() {
 		e.count(func(s *Summary) { s.Errors++; s.Fetched-- })
 		e.log.Error("mirror write failed", "url", o.res.URL, "err", err)
 	}
-	var files []*mirror.Staged
+	g := e.mirror.Group()
 	var owners []*outcome
 	for _, o := range ready {
 		if o.copy == nil {
@@ -141,23 +140,21 @@ func (e *Engine) commit() {
 			e.count(func(s *Summary) { s.Fetched-- })
 			continue
 		}
-		f, err := e.mirror.Stage(o.copy.file, o.copy.body)
-		if err != nil {
+		if _, err := g.Stage(o.copy.file, o.copy.body); err != nil {
 			fail(o, err)
 			o.copy = nil
 			continue
 		}
-		files = append(files, f)
 		owners = append(owners, o)
 	}
-	for i, err := range e.mirror.Commit(files) {
+	for i, err := range g.Commit() {
 		if err != nil {
 			fail(owners[i], err)
 			owners[i].copy = nil
 		}
 	}
-	if len(files) > 0 {
-		e.log.Debug("group commit", "files", len(files), "took", time.Since(start))
+	if len(owners) > 0 {
+		e.log.Debug("group commit", "files", len(owners), "took", time.Since(start))
 	}
 	for _, o := range ready {
 		if o.copy != nil {
