@@ -37,7 +37,7 @@ func (l Layout) Path(canonicalURL, mediaType string) (string, error) {
 
 // foldName applies the FoldCase rules to one component.
 func foldName(name string) string {
-	if strings.ToLower(strings.ToUpper(name)) != name {
+	if !lowerASCII(name) && strings.ToLower(strings.ToUpper(name)) != name {
 		sum := sha256.Sum256([]byte(name))
 		stem, ext := name, ""
 		if i := strings.LastIndexByte(name, '.'); i > 0 && len(name)-i <= 8 {
@@ -59,6 +59,9 @@ func foldName(name string) string {
 
 // isDevice reports whether s names a Windows device, in any letter case.
 func isDevice(s string) bool {
+	if t := strings.TrimRight(s, " "); isASCII(t) && len(t) != 3 && len(t) != 4 && len(t) != 6 && len(t) != 7 {
+		return false // most names, without upper-casing them
+	}
 	s = strings.TrimRight(strings.ToUpper(s), " ")
 	switch s {
 	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
@@ -73,4 +76,25 @@ func isDevice(s string) bool {
 		}
 	}
 	return false
+}
+
+// lowerASCII reports whether s is ASCII without upper-case letters, which
+// case folding leaves as it is.
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

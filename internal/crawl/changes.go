@@ -18,6 +18,8 @@ type changeLog struct {
 	mu      sync.Mutex
 	pending []mirrorindex.Event
 	last    time.Time // last publication
+	pub     mirrorindex.Publisher
+	kick    chan struct{}
 }
 
 // change returns the event that writing body at file for the line en
@@ -49,9 +51,41 @@ func (e *Engine) note(ev mirrorindex.Event) {
 	e.changes.mu.Unlock()
 }
 
+// publisher runs publish beside the loop, when kickPublish asks, until
+// stop is called: the loop's passes do not wait for the index (at 10,000
+// events, tens of milliseconds). Run publishes once more itself, finally,
+// after stop.
+func (e *Engine) publisher() (stop func()) {
+	e.changes.kick = make(chan struct{}, 1)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-e.changes.kick:
+				e.publish(false)
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// kickPublish asks the publisher for a publish, which does nothing if the
+// last one is recent (publish).
+func (e *Engine) kickPublish() {
+	select {
+	case e.changes.kick <- struct{}{}:
+	default:
+	}
+}
+
 // publish merges the queued events into the mirror's index and regenerates
 // its root pages, at most every publishEvery, and without news only every
-// mirrorindex.Refresh, unless final (the spider is stopping). A failure is logged and the events are kept for the next try.
+// mirrorindex.Refresh, unless final (the spider is stopping). A failure is
+// logged and the events are kept for the next try. Calls do not overlap:
+// the publisher makes them, and Run once it has stopped.
 func (e *Engine) publish(final bool) {
 	now := e.cfg.Now()
 	e.changes.mu.Lock()
@@ -63,7 +97,7 @@ func (e *Engine) publish(final bool) {
 	evs := e.changes.pending
 	e.changes.pending, e.changes.last = nil, now
 	e.changes.mu.Unlock()
-	if err := mirrorindex.Publish(e.mirror, evs, now); err != nil {
+	if err := e.changes.pub.Publish(e.mirror, evs, now); err != nil {
 		e.log.Warn("mirror index not updated", "err", err)
 		e.changes.mu.Lock()
 		e.changes.pending = append(evs, e.changes.pending...)

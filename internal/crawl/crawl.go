@@ -252,6 +252,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	pace := time.NewTimer(0)
 	defer pace.Stop()
 	stopCommits := e.committer()
+	stopPublisher := e.publisher()
 	for {
 		began := time.Now()
 		c, carried := e.cycle(first, len(inflight))
@@ -265,7 +266,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		first = false
 		e.beat(c.Now)
 		e.account(c)
-		e.publish(false)
+		e.kickPublish()
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
@@ -343,6 +344,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		<-done
 	}
 	stopCommits()
+	stopPublisher()
 	// The last pass records what finished and hands everything else back.
 	// It must run even though ctx is cancelled, but not forever.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -159,3 +159,39 @@ func TestPublishConcurrent(t *testing.T) {
 		t.Errorf("state: %s", s)
 	}
 }
+
+// A Publisher that reuses the log it wrote writes what Publish writes, also
+// when another process published in between, and trims the log to
+// MaxEvents.
+func TestPublisherReuse(t *testing.T) {
+	m, fresh := openMirror(t), openMirror(t)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	var mine, other Publisher
+	n := 0
+	batch := func(k int) []Event {
+		evs := make([]Event, k)
+		for i := range evs {
+			n++
+			evs[i] = Event{Time: now, Kind: New, URL: fmt.Sprintf("http://h.example/%d", n), Host: "h.example", File: fmt.Sprintf("h.example/%d.html", n), Page: true}
+		}
+		return evs
+	}
+	for round, p := range []*Publisher{&mine, &mine, &other, &mine, &mine} {
+		evs := batch(MaxEvents / 3)
+		if err := p.Publish(m, evs, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := Publish(fresh, evs, now); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{EventsFile, StateFile, RecentPage} {
+			if got, want := read(t, m, f), read(t, fresh, f); got != want {
+				t.Fatalf("round %d: %s differs from Publish's (%d and %d bytes)", round, f, len(got), len(want))
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(read(t, m, EventsFile), "\n"), "\n")
+	if len(lines) != MaxEvents || !strings.Contains(lines[len(lines)-1], fmt.Sprintf(`"url":"http://h.example/%d"`, n)) {
+		t.Errorf("events file: %d lines, last %s; want %d, ending with event %d", len(lines), lines[len(lines)-1], MaxEvents, n)
+	}
+}
