@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -19,28 +20,25 @@ import (
 // The returned function writes and closes them; main calls it before exit.
 func startProfiles() (stop func()) {
 	var stops []func()
-	if path := os.Getenv("SPIDER_CPUPROFILE"); path != "" {
+	stream := func(env, what string, start func(io.Writer) error, stop func()) {
+		path := os.Getenv(env)
+		if path == "" {
+			return
+		}
 		f, err := os.Create(path)
 		if err == nil {
-			err = pprof.StartCPUProfile(f)
+			if err = start(f); err != nil {
+				f.Close()
+			}
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "spider: warning: no CPU profile: %v\n", err)
-		} else {
-			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+			fmt.Fprintf(os.Stderr, "spider: warning: no %s: %v\n", what, err)
+			return
 		}
+		stops = append(stops, func() { stop(); f.Close() })
 	}
-	if path := os.Getenv("SPIDER_TRACE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "spider: warning: no trace: %v\n", err)
-		} else {
-			stops = append(stops, func() { trace.Stop(); f.Close() })
-		}
-	}
+	stream("SPIDER_CPUPROFILE", "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stream("SPIDER_TRACE", "trace", trace.Start, trace.Stop)
 	if path := os.Getenv("SPIDER_BLOCKPROFILE"); path != "" {
 		runtime.SetBlockProfileRate(int(1e6)) // a sample per millisecond blocked
 		stops = append(stops, func() { writeProfile("block", path) })

@@ -57,19 +57,7 @@ func (e *Engine) note(ev mirrorindex.Event) {
 // after stop.
 func (e *Engine) publisher() (stop func()) {
 	e.changes.kick = make(chan struct{}, 1)
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-quit:
-				return
-			case <-e.changes.kick:
-				e.publish(false)
-			}
-		}
-	}()
-	return func() { close(quit); <-done }
+	return beside(e.changes.kick, func() { e.publish(false) })
 }
 
 // kickPublish asks the publisher for a publish, which does nothing if the

@@ -89,6 +89,15 @@ func (e *Engine) signal() {
 // the disk, and the disk never waits for a pass. The loop commits what is
 // left itself, after stop, before its last pass.
 func (e *Engine) committer() (stop func()) {
+	return beside(e.commits, func() {
+		e.commit()
+		e.signal()
+	})
+}
+
+// beside runs do on a goroutine of its own each time kick receives, until
+// stop is called; stop returns once do has returned.
+func beside(kick <-chan struct{}, do func()) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -96,9 +105,8 @@ func (e *Engine) committer() (stop func()) {
 			select {
 			case <-quit:
 				return
-			case <-e.commits:
-				e.commit()
-				e.signal()
+			case <-kick:
+				do()
 			}
 		}
 	}()

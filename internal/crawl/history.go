@@ -215,19 +215,8 @@ func (e *Engine) storeHistory() (stop func()) {
 			e.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
 		}
 	}
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-quit:
-				return
-			case <-h.kick:
-				flush()
-			}
-		}
-	}()
-	return func() { close(quit); <-done; flush() }
+	stopFlushes := beside(h.kick, flush)
+	return func() { stopFlushes(); flush() }
 }
 
 // records returns the history of the claimed lines. Without it the lines
