@@ -34,3 +34,29 @@ func BenchmarkHTML(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHTMLLinks is what a worker does with a fetched page: rewrite its
+// links and collect them, in one pass of the tokenizer.
+func BenchmarkHTMLLinks(b *testing.B) {
+	site := sitetest.New(sitetest.Options{Topics: 30})
+	var base string
+	var body []byte
+	for _, p := range site.Paths() {
+		if strings.HasPrefix(p, "/topic/") {
+			body, _ = site.Body(p)
+			base = "http://127.0.0.1:8080" + p
+			break
+		}
+	}
+	target := func(abs string, _ htmlurl.Kind) (string, bool) {
+		return "../" + strings.TrimPrefix(abs, "http://127.0.0.1:8080/") + ".html", true
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out, links, err := HTMLLinks(body, base, "text/html; charset=utf-8", target)
+		if err != nil || len(out) == len(body) || len(links) == 0 {
+			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
+		}
+	}
+}
