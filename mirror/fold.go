@@ -62,7 +62,12 @@ func isDevice(s string) bool {
 	if t := strings.TrimRight(s, " "); isASCII(t) && len(t) != 3 && len(t) != 4 && len(t) != 6 && len(t) != 7 {
 		return false // most names, without upper-casing them
 	}
-	s = strings.TrimRight(strings.ToUpper(s), " ")
+	return isDeviceUpper(strings.TrimRight(strings.ToUpper(s), " "))
+}
+
+// isDeviceUpper reports whether s, upper-cased and without trailing
+// spaces, is a Windows device name.
+func isDeviceUpper(s string) bool {
 	switch s {
 	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
 		return true

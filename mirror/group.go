@@ -49,7 +49,7 @@ func (g *Group) Stage(rel string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	f, name, err := createTempIn(d.root)
+	f, name, err := createTempIn(d.root, ".")
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
@@ -111,11 +111,11 @@ func (g *Group) dir(dir string) (*groupDir, error) {
 	return d, nil
 }
 
-// createTempIn creates and locks a new temp file in the top directory of
-// r, and returns it with its name there.
-func createTempIn(r *os.Root) (*os.File, string, error) {
+// createTempIn creates and locks a new temp file in the directory dir of
+// r, and returns it with its name in r.
+func createTempIn(r *os.Root, dir string) (*os.File, string, error) {
 	for range 10 {
-		name := fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), rand.Uint64())
+		name := path.Join(dir, fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), rand.Uint64()))
 		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		switch {
 		case err == nil:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"strconv"
@@ -99,30 +98,14 @@ func (m *Mirror) Discard(s *Staged) {
 // createTemp creates and locks a new temp file in dir, creating dir first if
 // it is missing.
 func (m *Mirror) createTemp(dir string) (f *os.File, tmp string, made []string, err error) {
-	tried := false
-	for range 10 {
-		tmp = path.Join(dir, fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), rand.Uint64()))
-		f, err = m.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		switch {
-		case err == nil:
-			if err := lockFile(f); err != nil {
-				f.Close()
-				m.root.Remove(tmp)
-				return nil, "", nil, err
-			}
-			return f, tmp, made, nil
-		case errors.Is(err, fs.ErrNotExist) && !tried:
-			if made, err = m.mkdirs(dir); err != nil {
-				return nil, "", nil, err
-			}
-			tried = true
-		case errors.Is(err, fs.ErrExist):
-			// Another writer drew the same name: draw again.
-		default:
+	f, tmp, err = createTempIn(m.root, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if made, err = m.mkdirs(dir); err != nil {
 			return nil, "", nil, err
 		}
+		f, tmp, err = createTempIn(m.root, dir)
 	}
-	return nil, "", nil, errors.New("cannot create a temp file")
+	return f, tmp, made, err
 }
 
 // mkdirs creates each missing directory of dir, deepest first (most often

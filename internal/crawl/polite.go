@@ -133,7 +133,10 @@ func (p *politeness) acquireGated(ctx context.Context, host string) (release fun
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	l, err := p.gateAcquire(ctx, host, wake)
+	// Woken early when a request of this process to the host ends: the
+	// gate polls for connections freed by other processes, but need not
+	// wait a poll for those freed here.
+	l, err := p.gate.Acquire(ctx, host, p.hostDelay(host), wake)
 	<-q
 	if err != nil {
 		if ctx.Err() != nil {
@@ -149,27 +152,6 @@ func (p *politeness) acquireGated(ctx context.Context, host string) (release fun
 		default:
 		}
 	}, nil
-}
-
-// gateAcquire is hostgate's Acquire, woken early when a request of this
-// process to the host ends: the gate polls for connections freed by other
-// processes, but need not wait a poll for those freed here.
-func (p *politeness) gateAcquire(ctx context.Context, host string, wake chan struct{}) (hostgate.Lease, error) {
-	for {
-		l, wait, err := p.gate.TryAcquire(host, p.hostDelay(host))
-		if err != nil || wait <= 0 {
-			return l, err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return hostgate.Lease{}, ctx.Err()
-		case <-wake:
-			t.Stop()
-		case <-t.C:
-		}
-	}
 }
 
 // outcome says what a fetch's error means for the host's pace.

@@ -183,8 +183,10 @@ func (g *Gate) TryAcquire(host string, delay time.Duration) (l Lease, wait time.
 }
 
 // Acquire waits until a request to host may start (see TryAcquire), or ctx
-// ends.
-func (g *Gate) Acquire(ctx context.Context, host string, delay time.Duration) (Lease, error) {
+// ends. A receive from wake (nil: none) cuts a wait short: the caller
+// releases leases of its own there, which the gate would otherwise notice
+// only when it polls again.
+func (g *Gate) Acquire(ctx context.Context, host string, delay time.Duration, wake <-chan struct{}) (Lease, error) {
 	for {
 		l, wait, err := g.TryAcquire(host, delay)
 		if err != nil || wait <= 0 {
@@ -195,6 +197,8 @@ func (g *Gate) Acquire(ctx context.Context, host string, delay time.Duration) (L
 		case <-ctx.Done():
 			t.Stop()
 			return Lease{}, ctx.Err()
+		case <-wake:
+			t.Stop()
 		case <-t.C:
 		}
 	}

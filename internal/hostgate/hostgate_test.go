@@ -40,7 +40,7 @@ func TestSpacingAcrossGates(t *testing.T) {
 			}
 			wg.Go(func() {
 				for range 3 {
-					l, err := g.Acquire(context.Background(), "h:80", delay)
+					l, err := g.Acquire(context.Background(), "h:80", delay, nil)
 					if err != nil {
 						t.Error(err)
 						return
@@ -130,7 +130,7 @@ func TestSlowDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := open(t, t.TempDir(), Options{MaxSlow: 10 * time.Second})
 		step := func(o Outcome) time.Duration {
-			l, err := g.Acquire(context.Background(), "h", 0)
+			l, err := g.Acquire(context.Background(), "h", 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,13 +175,42 @@ func TestCrawlDelayShared(t *testing.T) {
 	})
 }
 
+// A receive from wake makes a waiting Acquire look again at once, instead
+// of at its next poll: a request of the caller's own has ended.
+func TestAcquireWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := open(t, t.TempDir(), Options{Conns: 1})
+		busy, err := g.Acquire(context.Background(), "h", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wake := make(chan struct{})
+		got := make(chan time.Time)
+		start := time.Now()
+		go func() {
+			l, err := g.Acquire(context.Background(), "h", 0, wake)
+			if err != nil {
+				t.Error(err)
+			}
+			g.Release(l, Outcome{OK: true})
+			got <- time.Now()
+		}()
+		synctest.Wait() // the second Acquire waits for its poll
+		g.Release(busy, Outcome{OK: true})
+		wake <- struct{}{}
+		if waited := (<-got).Sub(start); waited != 0 {
+			t.Errorf("Acquire returned %v after the wake, want at once", waited)
+		}
+	})
+}
+
 func TestAcquireCancelled(t *testing.T) {
 	g := open(t, t.TempDir(), Options{})
 	g.SetCrawlDelay("h", time.Minute)
-	g.Acquire(context.Background(), "h", 0)
+	g.Acquire(context.Background(), "h", 0, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := g.Acquire(ctx, "h", 0); err == nil {
+	if _, err := g.Acquire(ctx, "h", 0, nil); err == nil {
 		t.Error("Acquire with a cancelled context returned no error")
 	}
 }

@@ -8,13 +8,11 @@ import (
 	"github.com/spider-mirror/spider/internal/sitetest"
 )
 
-// BenchmarkHTML rewrites the links of one topic page of the project's test
-// forum (about 1.5 KB, 15 links) to relative file names, as a worker does
-// before writing it into the mirror.
-func BenchmarkHTML(b *testing.B) {
+// benchPage returns a topic page of the project's test forum (about 1.5
+// KB, 15 links) and a Target that maps its links to relative file names.
+func benchPage(b *testing.B) (base string, body []byte, target Target) {
+	b.Helper()
 	site := sitetest.New(sitetest.Options{Topics: 30})
-	var base string
-	var body []byte
 	for _, p := range site.Paths() {
 		if strings.HasPrefix(p, "/topic/") {
 			body, _ = site.Body(p)
@@ -22,11 +20,18 @@ func BenchmarkHTML(b *testing.B) {
 			break
 		}
 	}
-	target := func(abs string, _ htmlurl.Kind) (string, bool) {
+	target = func(abs string, _ htmlurl.Kind) (string, bool) {
 		return "../" + strings.TrimPrefix(abs, "http://127.0.0.1:8080/") + ".html", true
 	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
+	return base, body, target
+}
+
+// BenchmarkHTML rewrites the links of one topic page to relative file
+// names, as a worker does before writing it into the mirror.
+func BenchmarkHTML(b *testing.B) {
+	base, body, target := benchPage(b)
 	for b.Loop() {
 		out, err := HTML(body, base, "text/html; charset=utf-8", target)
 		if err != nil || len(out) == len(body) {
@@ -38,21 +43,7 @@ func BenchmarkHTML(b *testing.B) {
 // BenchmarkHTMLLinks is what a worker does with a fetched page: rewrite its
 // links and collect them, in one pass of the tokenizer.
 func BenchmarkHTMLLinks(b *testing.B) {
-	site := sitetest.New(sitetest.Options{Topics: 30})
-	var base string
-	var body []byte
-	for _, p := range site.Paths() {
-		if strings.HasPrefix(p, "/topic/") {
-			body, _ = site.Body(p)
-			base = "http://127.0.0.1:8080" + p
-			break
-		}
-	}
-	target := func(abs string, _ htmlurl.Kind) (string, bool) {
-		return "../" + strings.TrimPrefix(abs, "http://127.0.0.1:8080/") + ".html", true
-	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
+	base, body, target := benchPage(b)
 	for b.Loop() {
 		out, links, err := HTMLLinks(body, base, "text/html; charset=utf-8", target)
 		if err != nil || len(out) == len(body) || len(links) == 0 {

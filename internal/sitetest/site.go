@@ -93,6 +93,9 @@ type Options struct {
 	// Now is the clock used for Last-Modified and the request log;
 	// nil means time.Now.
 	Now func() time.Time
+	// OnRequest, if set, is called with every request as it is logged:
+	// the log keeps only the latest ones, a counter sees them all.
+	OnRequest func(Request)
 }
 
 // Request is one entry of the request log.
@@ -288,6 +291,9 @@ func (s *Site) Requests() []Request {
 }
 
 func (s *Site) record(r Request) {
+	if s.opt.OnRequest != nil {
+		s.opt.OnRequest(r)
+	}
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	if len(s.log) < maxRequests {

@@ -87,14 +87,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	site := sitetest.New(sitetest.Options{Topics: o.topics, Latency: o.latency})
+	count := newCounter()
+	site := sitetest.New(sitetest.Options{Topics: o.topics, Latency: o.latency, OnRequest: count.add})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
-	count := newCounter()
 	srv := &http.Server{
-		Handler:           count.wrap(site.Handler()),
+		Handler:           site.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Shutting down cancels requests still sleeping off -latency.
 		BaseContext: func(net.Listener) context.Context { return ctx },
