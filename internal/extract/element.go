@@ -51,6 +51,10 @@ func (c *collector) element(tag string, attrs []html.Attribute) {
 		if !ok {
 			continue
 		}
+		if r.Whole() {
+			c.add(v, kind, tag, r.Attr) // Spans(v) is all of v
+			continue
+		}
 		for _, sp := range r.Spans(v) {
 			c.add(v[sp.Start:sp.End], kind, tag, r.Attr)
 		}

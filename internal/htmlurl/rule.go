@@ -82,6 +82,10 @@ func (r Rule) Classify(get func(attr string) string) (Kind, bool) {
 	return r.kind, true
 }
 
+// Whole reports whether r's attribute value is one URL, all of it: Spans
+// of any value is then the whole value.
+func (r Rule) Whole() bool { return r.form == whole }
+
 // Spans returns where the URLs are in v, a value of r's attribute with its
 // character references unescaped: all of v (even if empty or blank), each
 // candidate URL of a srcset, or the URL part of a meta refresh if it has

@@ -19,13 +19,14 @@ type attr struct {
 // duplicates and empty names included, found by the steps that
 // golang.org/x/net/html's tokenizer takes (readTag), which does not say where
 // they are.
-func scanAttrs(raw []byte) []attr {
+// The attributes are appended to dst.
+func scanAttrs(dst []attr, raw []byte) []attr {
 	n := len(raw)
 	i := 1 // past '<'
 	for i < n && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++ // tag name
 	}
-	var attrs []attr
+	attrs := dst
 	for i = skipSpace(raw, i); i < n && raw[i] != '>'; i = skipSpace(raw, i) {
 		a := attr{start: i}
 		for i < n {
@@ -39,7 +40,7 @@ func scanAttrs(raw []byte) []attr {
 			}
 			i++
 		}
-		a.key = string(lower(raw[a.start:i]))
+		a.key = lowerName(raw[a.start:i])
 		a.v0, a.v1, a.end = i, i, i
 		j := skipSpace(raw, i)
 		switch {
@@ -78,12 +79,20 @@ func scanAttrs(raw []byte) []attr {
 // the names, which they should not. With collect, tok holds every
 // attribute as the tokenizer reads it (for extract.Collector), whether
 // they agree or not.
-func agree(z *html.Tokenizer, raw []byte, collect bool) (attrs []attr, tok []html.Attribute, ok bool) {
-	for _, a := range scanAttrs(raw) {
+//
+// attrs and tok reuse the memory of r's last call: they are valid until the
+// next.
+func (r *rewriter) agree(z *html.Tokenizer, raw []byte, collect bool) (attrs []attr, tok []html.Attribute, ok bool) {
+	r.scanned = scanAttrs(r.scanned[:0], raw)
+	attrs = r.kept[:0]
+	for _, a := range r.scanned {
 		if a.key != "" && !has(attrs, a.key) {
 			attrs = append(attrs, a)
 		}
 	}
+	r.kept = attrs
+	tok = r.tok[:0]
+	defer func() { r.tok = tok[:0] }()
 	ok = true
 	i := 0
 	for more := true; more; i++ {
@@ -93,7 +102,7 @@ func agree(z *html.Tokenizer, raw []byte, collect bool) (attrs []attr, tok []htm
 			break // no attributes
 		}
 		if collect {
-			tok = append(tok, html.Attribute{Key: string(key), Val: string(val)})
+			tok = append(tok, html.Attribute{Key: intern(key), Val: string(val)})
 		}
 		if ok && (i >= len(attrs) || string(key) != strings.ReplaceAll(attrs[i].key, "\x00", "\uFFFD")) {
 			ok = false
@@ -192,6 +201,40 @@ func newValue(v []byte, quote byte, pieces []piece) []byte {
 		b = bytes.ReplaceAll(b, []byte(`"`), []byte("&quot;"))
 	}
 	return append(append([]byte{q}, b...), q)
+}
+
+// names are the tag and attribute names that pages use most, so that
+// reading one allocates nothing (intern).
+var names = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range strings.Fields(`a abbr alt area article aside audio b background base blockquote body
+		br button caption charset class code content col colspan data dd defer details div dl dt em
+		embed figcaption figure footer for form frame h1 h2 h3 h4 h5 h6 head header height hr href
+		hreflang html http-equiv i id iframe img input integrity label lang li link loading main meta
+		media name nav noscript object ol option p picture poster pre property rel role rowspan
+		script section select sizes small source span src srcset strong style sub sup svg table
+		target tbody td textarea tfoot th thead time title tr track type u ul value video width`) {
+		m[n] = n
+	}
+	return m
+}()
+
+// intern returns b as a string, without allocating for the common names.
+func intern(b []byte) string {
+	if s, ok := names[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
+// lowerName returns b ASCII lower-cased, as a string (interned).
+func lowerName(b []byte) string {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			return intern(lower(b))
+		}
+	}
+	return intern(b)
 }
 
 // lower returns an ASCII lower-case copy of b.

@@ -22,7 +22,7 @@ func TestScanAttrs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var parts []string
-		for _, a := range scanAttrs([]byte(tt.raw)) {
+		for _, a := range scanAttrs(nil, []byte(tt.raw)) {
 			switch {
 			case a.key == "":
 				parts = append(parts, "|")

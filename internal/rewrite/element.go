@@ -44,7 +44,13 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 		}
 		rv := raw[a.v0:a.v1]
 		var pieces []piece
-		for _, sp := range r.sameSpans(rv, ru.Spans(string(rv)), v, ru.Spans(v)) {
+		if ru.Whole() {
+			// The one URL is the whole value, v: no spans to match.
+			if ref, ok := r.ref(v, kind); ok {
+				pieces = append(pieces, piece{0, len(rv), ref})
+			}
+		}
+		for _, sp := range r.spans(ru, rv, v) {
 			u := v
 			if sp != (htmlurl.Span{Start: 0, End: len(rv)}) {
 				if u, ok = r.value(rv[sp.Start:sp.End]); !ok {
@@ -65,6 +71,15 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 	// Rules list src before srcset; the attributes may come in any order.
 	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	r.links = append(r.links, edits...)
+}
+
+// spans returns where the URLs of a rule that is not Whole are in the raw
+// value rv, whose meaning is v (sameSpans).
+func (r *rewriter) spans(ru htmlurl.Rule, rv []byte, v string) []htmlurl.Span {
+	if ru.Whole() {
+		return nil
+	}
+	return r.sameSpans(rv, ru.Spans(string(rv)), v, ru.Spans(v))
 }
 
 // sameSpans returns spans, where htmlurl finds URLs in the raw value rv, if

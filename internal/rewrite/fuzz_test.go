@@ -78,7 +78,7 @@ func checkScan(t *testing.T, body []byte) {
 		}
 		var got []string
 		seen := map[string]bool{}
-		for _, a := range scanAttrs(raw) {
+		for _, a := range scanAttrs(nil, raw) {
 			if a.key != "" && !seen[a.key] {
 				seen[a.key] = true
 				v, _ := r.value(raw[a.v0:a.v1])

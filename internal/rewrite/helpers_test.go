@@ -108,7 +108,7 @@ func diffOutside(in, out []byte) ([]string, error) {
 			zi.NextIsNotRawText()
 			zo.NextIsNotRawText()
 		}
-		ai, ao := scanAttrs(ri), scanAttrs(ro)
+		ai, ao := scanAttrs(nil, ri), scanAttrs(nil, ro)
 		if string(name) == "base" {
 			ai = without(ai, "href")
 			if len(ao) != len(ai) && len(without(ao, "href")) == len(ai) {

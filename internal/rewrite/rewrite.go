@@ -102,12 +102,16 @@ func rewrite(body []byte, base, contentType string, target Target, collect bool)
 		return body, nil, nil
 	}
 	r := &rewriter{body: body, base: page, target: target, query: htmlurl.NewQueryEncoder(name)}
-	if enc != nil && enc != encoding.Nop {
+	alike := readAlike(body, name)
+	if enc != nil && enc != encoding.Nop && !alike {
+		// A page read alike decodes to its own bytes (valid UTF-8 as
+		// UTF-8, ASCII as windows-1252), and so does every value and
+		// every span of one, which begin and end at ASCII bytes.
 		r.dec = enc.NewDecoder()
 	}
 	r.findBase()
 	r.styles = true
-	if collect && len(body) <= extract.MaxInput && readAlike(body, name) {
+	if collect && len(body) <= extract.MaxInput && alike {
 		r.col = extract.NewCollector(r.base, name)
 	}
 	r.tags(func(tag string, raw []byte, off int, attrs []attr) bool {
@@ -163,6 +167,9 @@ type rewriter struct {
 	styles bool               // tags also rewrites the text of <style> elements
 	col    *extract.Collector // if set, tags also feeds it every start tag
 	bases  []edit             // removed <base href>s
+
+	scanned, kept []attr           // agree's memory, reused tag after tag
+	tok           []html.Attribute // likewise
 }
 
 // An edit replaces body[start:end] with repl.
@@ -218,17 +225,16 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 		}
 		inStyle = false
 		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			name, hasAttr := z.TagName()
-			tag := string(name)
+			tag := tagName(z, raw)
 			if tag == "noscript" {
 				z.NextIsNotRawText()
 			}
 			inStyle = tag == "style" && tt == html.StartTagToken
-			styled := hasAttr && htmlurl.MayHaveStyle(raw)
+			styled := htmlurl.MayHaveStyle(raw) && hasAttr(z)
 			wanted := tag == "base" || htmlurl.RulesFor(tag) != nil || styled
 			switch {
 			case wanted && off+len(raw) <= len(r.body) && bytes.Equal(raw, r.body[off:off+len(raw)]):
-				attrs, tok, ok := agree(z, raw, r.col != nil)
+				attrs, tok, ok := r.agree(z, raw, r.col != nil)
 				if r.col != nil {
 					r.col.Tag(tag, tok)
 				}
@@ -243,6 +249,28 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 		}
 		off += len(raw)
 	}
+}
+
+// tagName returns the lower-case name of the start tag that z just read,
+// whose raw bytes are raw, as z.TagName does, but without allocating for a
+// common name: the bytes from '<' to the first white space, '/' or '>'.
+func tagName(z *html.Tokenizer, raw []byte) string {
+	i := 1
+	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		if raw[i] == 0 {
+			name, _ := z.TagName() // NUL becomes U+FFFD
+			return string(name)
+		}
+		i++
+	}
+	return lowerName(raw[1:i])
+}
+
+// hasAttr reports whether the tag z just read has attributes. It is to be
+// called before the attributes are read (TagAttr).
+func hasAttr(z *html.Tokenizer) bool {
+	_, has := z.TagName()
+	return has
 }
 
 // removeHref records the removal of every href attribute of a <base> tag,

@@ -68,11 +68,10 @@ func plainHost(h string) bool {
 // plainIPv4: four decimal numbers 0-255 without leading zeros, the form
 // the parser gives an IPv4 address (127.0.0.1, a local test site's host).
 func plainIPv4(h string) bool {
-	parts := strings.Split(h, ".")
-	if len(parts) != 4 {
+	if strings.Count(h, ".") != 3 {
 		return false
 	}
-	for _, p := range parts {
+	for p := range strings.SplitSeq(h, ".") {
 		if p == "" || len(p) > 3 || len(p) > 1 && p[0] == '0' {
 			return false
 		}
@@ -106,7 +105,7 @@ func plainPath(p string) bool {
 			return false
 		}
 	}
-	for _, seg := range strings.Split(p, "/") {
+	for seg := range strings.SplitSeq(p, "/") {
 		if seg == "." || seg == ".." {
 			return false
 		}
