@@ -92,7 +92,6 @@ func (r *rewriter) agree(z *html.Tokenizer, raw []byte, collect bool) (attrs []a
 	}
 	r.kept = attrs
 	tok = r.tok[:0]
-	defer func() { r.tok = tok[:0] }()
 	ok = true
 	i := 0
 	for more := true; more; i++ {
@@ -111,6 +110,7 @@ func (r *rewriter) agree(z *html.Tokenizer, raw []byte, collect bool) (attrs []a
 			}
 		}
 	}
+	r.tok = tok[:0]
 	if !ok || i != len(attrs) {
 		return nil, tok, false
 	}

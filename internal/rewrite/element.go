@@ -32,7 +32,7 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 		_, v, _ := get(key)
 		return v
 	}
-	var edits []edit
+	edits := r.edits[:0]
 	for _, ru := range htmlurl.RulesFor(tag) {
 		a, v, ok := get(ru.Attr)
 		if !ok {
@@ -43,7 +43,7 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 			continue
 		}
 		rv := raw[a.v0:a.v1]
-		var pieces []piece
+		pieces := r.pieces[:0]
 		if ru.Whole() {
 			// The one URL is the whole value, v: no spans to match.
 			if ref, ok := r.ref(v, kind); ok {
@@ -64,6 +64,7 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 		if len(pieces) > 0 {
 			edits = append(edits, edit{off + a.v0, off + a.v1, newValue(rv, a.quote, pieces)})
 		}
+		r.pieces = pieces[:0]
 	}
 	if a, ok := first(attrs, "style"); ok {
 		edits = append(edits, r.styleAttr(raw, off, a)...)
@@ -71,6 +72,7 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 	// Rules list src before srcset; the attributes may come in any order.
 	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	r.links = append(r.links, edits...)
+	r.edits = edits[:0]
 }
 
 // spans returns where the URLs of a rule that is not Whole are in the raw

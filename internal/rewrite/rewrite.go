@@ -170,6 +170,8 @@ type rewriter struct {
 
 	scanned, kept []attr           // agree's memory, reused tag after tag
 	tok           []html.Attribute // likewise
+	edits         []edit           // element's, likewise
+	pieces        []piece          // likewise
 }
 
 // An edit replaces body[start:end] with repl.
