@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"strings"
 )
 
 // A Group stages files for one Commit and keeps the directories they go
@@ -28,6 +29,8 @@ type Group struct {
 
 type groupDir struct {
 	root *os.Root
+	fd   *os.File // root's directory, for createAt and renameAt, from its second file on; nil until then or where there are none
+	n    int      // files staged in it
 	made []string // directories created for it: their parents need an fsync
 }
 
@@ -49,11 +52,11 @@ func (g *Group) Stage(rel string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	f, name, err := createTempIn(d.root, ".")
+	f, name, err := d.createTemp()
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	s := &Staged{rel: rel, tmp: path.Join(path.Dir(rel), name), f: f, dirs: d.made, size: len(data), dir: d.root}
+	s := &Staged{rel: rel, tmp: path.Join(path.Dir(rel), name), f: f, dirs: d.made, size: len(data), dir: d.root, dirf: d.fd}
 	if _, err := f.Write(data); err != nil {
 		g.m.Discard(s)
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
@@ -81,6 +84,9 @@ func (g *Group) close() {
 		g.m.Discard(s)
 	}
 	for _, d := range g.dirs {
+		if d.fd != nil {
+			d.fd.Close()
+		}
 		if d.root != g.m.root {
 			d.root.Close()
 		}
@@ -111,17 +117,53 @@ func (g *Group) dir(dir string) (*groupDir, error) {
 	return d, nil
 }
 
+// createTemp creates and locks a new temp file in the directory and returns
+// it with its name: by the directory's descriptor from the second file on
+// (opening it costs about what it saves a file), through root before.
+func (d *groupDir) createTemp() (*os.File, string, error) {
+	d.n++
+	if d.n == 2 {
+		fd, err := openDir(d.root)
+		if err != nil {
+			return nil, "", err
+		}
+		d.fd = fd
+	}
+	if d.fd == nil {
+		return createTempIn(d.root, ".")
+	}
+	return newTemp(".", func(name string) (*os.File, error) { return createAt(d.fd, name) }, d.root.Remove)
+}
+
+// pid names this process in its temp files' names.
+var pid = os.Getpid()
+
+// oneName reports whether name is one name in a directory: not empty, not
+// "." or "..", without '/' or NUL.
+func oneName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+}
+
 // createTempIn creates and locks a new temp file in the directory dir of
 // r, and returns it with its name in r.
 func createTempIn(r *os.Root, dir string) (*os.File, string, error) {
+	return newTemp(dir, func(name string) (*os.File, error) {
+		return r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}, r.Remove)
+}
+
+// newTemp draws names for a temp file in dir until create makes one, locks
+// it, and returns it with its name; remove takes it back if it cannot be
+// locked.
+func newTemp(dir string, create func(string) (*os.File, error), remove func(string) error) (*os.File, string, error) {
 	for range 10 {
-		name := path.Join(dir, fmt.Sprintf("%s%d-%016x", tempPrefix, os.Getpid(), rand.Uint64()))
-		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		name := path.Join(dir, fmt.Sprintf("%s%d-%016x", tempPrefix, pid, rand.Uint64()))
+		f, err := create(name)
 		switch {
 		case err == nil:
 			if err := lockFile(f); err != nil {
 				f.Close()
-				r.Remove(name)
+				remove(name)
 				return nil, "", err
 			}
 			return f, name, nil

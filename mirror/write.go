@@ -39,10 +39,14 @@ type Staged struct {
 	size     int
 	done     bool
 	dir      *os.Root // the open directory of a Group's file, which tmp and rel are in; nil: the mirror root
+	dirf     *os.File // dir's descriptor, for renameAt; nil: rename through dir
 }
 
 // rename renames the temp file over the file's name.
 func (s *Staged) rename(m *Mirror) error {
+	if s.dirf != nil {
+		return renameAt(s.dirf, path.Base(s.tmp), path.Base(s.rel))
+	}
 	if s.dir != nil {
 		return s.dir.Rename(path.Base(s.tmp), path.Base(s.rel))
 	}
