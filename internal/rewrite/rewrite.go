@@ -227,12 +227,11 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 		}
 		inStyle = false
 		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			tag := tagName(z, raw)
+			tag, styled := startTag(z, raw)
 			if tag == "noscript" {
 				z.NextIsNotRawText()
 			}
 			inStyle = tag == "style" && tt == html.StartTagToken
-			styled := htmlurl.MayHaveStyle(raw) && hasAttr(z)
 			wanted := tag == "base" || htmlurl.RulesFor(tag) != nil || styled
 			switch {
 			case wanted && off+len(raw) <= len(r.body) && bytes.Equal(raw, r.body[off:off+len(raw)]):
@@ -253,26 +252,27 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 	}
 }
 
-// tagName returns the lower-case name of the start tag that z just read,
-// whose raw bytes are raw, as z.TagName does, but without allocating for a
-// common name: the bytes from '<' to the first white space, '/' or '>'.
-func tagName(z *html.Tokenizer, raw []byte) string {
+// startTag returns the lower-case name of the start tag that z just read,
+// whose raw bytes are raw, as z.TagName does but without allocating for a
+// common name (the bytes from '<' to the first white space, '/' or '>'),
+// and whether the tag may have a style attribute with a URL in it
+// (htmlurl.MayHaveStyle, and the tokenizer read attributes). It must come
+// before TagAttr, and z.TagName tells whether there are attributes only
+// the first time it is called for a tag.
+func startTag(z *html.Tokenizer, raw []byte) (name string, styled bool) {
+	mayStyle := htmlurl.MayHaveStyle(raw)
 	i := 1
 	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
-		if raw[i] == 0 {
-			name, _ := z.TagName() // NUL becomes U+FFFD
-			return string(name)
+		if raw[i] == 0 { // the tokenizer makes NUL U+FFFD
+			n, has := z.TagName()
+			return string(n), mayStyle && has
 		}
 		i++
 	}
-	return lowerName(raw[1:i])
-}
-
-// hasAttr reports whether the tag z just read has attributes. It is to be
-// called before the attributes are read (TagAttr).
-func hasAttr(z *html.Tokenizer) bool {
-	_, has := z.TagName()
-	return has
+	if mayStyle {
+		_, styled = z.TagName()
+	}
+	return lowerName(raw[1:i]), styled
 }
 
 // removeHref records the removal of every href attribute of a <base> tag,
