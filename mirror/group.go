@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
-	"strings"
 )
 
 // A Group stages files for one Commit and keeps the directories they go
@@ -137,12 +136,6 @@ func (d *groupDir) createTemp() (*os.File, string, error) {
 
 // pid names this process in its temp files' names.
 var pid = os.Getpid()
-
-// oneName reports whether name is one name in a directory: not empty, not
-// "." or "..", without '/' or NUL.
-func oneName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
-}
 
 // createTempIn creates and locks a new temp file in the directory dir of
 // r, and returns it with its name in r.

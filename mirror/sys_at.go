@@ -4,6 +4,7 @@ package mirror
 
 import (
 	"os"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -63,6 +64,12 @@ func renameAt(dir *os.File, old, new string) error {
 		return &os.LinkError{Op: "renameat", Old: old, New: new, Err: err}
 	}
 	return nil
+}
+
+// oneName reports whether name is one name in a directory: not empty, not
+// "." or "..", without '/' or NUL.
+func oneName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
 }
 
 // control calls fn with the descriptor of f.

@@ -49,16 +49,17 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 			if ref, ok := r.ref(v, kind); ok {
 				pieces = append(pieces, piece{0, len(rv), ref})
 			}
-		}
-		for _, sp := range r.spans(ru, rv, v) {
-			u := v
-			if sp != (htmlurl.Span{Start: 0, End: len(rv)}) {
-				if u, ok = r.value(rv[sp.Start:sp.End]); !ok {
-					continue
+		} else {
+			for _, sp := range r.sameSpans(rv, ru.Spans(string(rv)), v, ru.Spans(v)) {
+				u := v
+				if sp != (htmlurl.Span{Start: 0, End: len(rv)}) {
+					if u, ok = r.value(rv[sp.Start:sp.End]); !ok {
+						continue
+					}
 				}
-			}
-			if ref, ok := r.ref(u, kind); ok {
-				pieces = append(pieces, piece{sp.Start, sp.End, ref})
+				if ref, ok := r.ref(u, kind); ok {
+					pieces = append(pieces, piece{sp.Start, sp.End, ref})
+				}
 			}
 		}
 		if len(pieces) > 0 {
@@ -73,15 +74,6 @@ func (r *rewriter) element(tag string, raw []byte, off int, attrs []attr) {
 	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	r.links = append(r.links, edits...)
 	r.edits = edits[:0]
-}
-
-// spans returns where the URLs of a rule that is not Whole are in the raw
-// value rv, whose meaning is v (sameSpans).
-func (r *rewriter) spans(ru htmlurl.Rule, rv []byte, v string) []htmlurl.Span {
-	if ru.Whole() {
-		return nil
-	}
-	return r.sameSpans(rv, ru.Spans(string(rv)), v, ru.Spans(v))
 }
 
 // sameSpans returns spans, where htmlurl finds URLs in the raw value rv, if

@@ -98,7 +98,7 @@ func crawl(ctx context.Context, start *url.URL, conc, max int) (result, error) {
 				stack = stack[:len(stack)-1]
 				active++
 				mu.Unlock()
-				found, n, err := fetch(ctx, hc, u)
+				found, n, err := fetch(ctx, hc, u, start.Host)
 				mu.Lock()
 				active--
 				if err != nil {
@@ -111,7 +111,7 @@ func crawl(ctx context.Context, start *url.URL, conc, max int) (result, error) {
 					res.bytes += n
 				}
 				for _, l := range found {
-					if !seen[l] && sameHost(l, start) {
+					if !seen[l] {
 						seen[l] = true
 						stack = append(stack, l)
 					}
@@ -131,9 +131,9 @@ func crawl(ctx context.Context, start *url.URL, conc, max int) (result, error) {
 	return res, first
 }
 
-// fetch gets u and returns the absolute URLs its body links to, and the
-// body's size.
-func fetch(ctx context.Context, hc *http.Client, u string) ([]string, int64, error) {
+// fetch gets u and returns the absolute http URLs on host that its body
+// links to, and the body's size.
+func fetch(ctx context.Context, hc *http.Client, u, host string) ([]string, int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, 0, err
@@ -154,16 +154,11 @@ func fetch(ctx context.Context, hc *http.Client, u string) ([]string, int64, err
 	var out []string
 	for _, m := range links.FindAllSubmatch(body, -1) {
 		l, err := base.Parse(string(m[1]))
-		if err != nil {
+		if err != nil || l.Scheme != "http" || l.Host != host {
 			continue
 		}
 		l.Fragment, l.RawFragment = "", ""
 		out = append(out, l.String())
 	}
 	return out, int64(len(body)), nil
-}
-
-func sameHost(u string, start *url.URL) bool {
-	p, err := url.Parse(u)
-	return err == nil && p.Scheme == start.Scheme && p.Host == start.Host
 }

@@ -10,12 +10,18 @@ import (
 	"github.com/spider-mirror/spider/internal/sitetest"
 )
 
+// serve starts a 45-topic test forum for the test.
+func serve(t *testing.T) (*sitetest.Site, *httptest.Server) {
+	site := sitetest.New(sitetest.Options{Topics: 45})
+	srv := httptest.NewServer(site.Handler())
+	t.Cleanup(srv.Close)
+	return site, srv
+}
+
 // TestCrawlFetchesEveryPageOnce: a crawl of the test forum fetches each
 // reachable path once and nothing else.
 func TestCrawlFetchesEveryPageOnce(t *testing.T) {
-	site := sitetest.New(sitetest.Options{Topics: 45})
-	srv := httptest.NewServer(site.Handler())
-	defer srv.Close()
+	site, srv := serve(t)
 
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"-c", "4", srv.URL + "/"}, &out, &errOut); code != 0 {
@@ -49,9 +55,7 @@ func TestCrawlFetchesEveryPageOnce(t *testing.T) {
 
 // TestCrawlStopsAtMax: -max bounds the fetches.
 func TestCrawlStopsAtMax(t *testing.T) {
-	site := sitetest.New(sitetest.Options{Topics: 45})
-	srv := httptest.NewServer(site.Handler())
-	defer srv.Close()
+	site, srv := serve(t)
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"-c", "3", "-max", "7", srv.URL + "/"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
