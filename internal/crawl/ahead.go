@@ -68,6 +68,7 @@ func (e *Engine) addLinks(adds []list.Add) {
 		j := job{en: list.Entry{URL: a.URL, Level: a.Level, State: list.Found}, epoch: e.epoch.Load(), ahead: true}
 		select {
 		case e.aheadq <- struct{}{}:
+			e.queued.Add(1)
 			e.ahead[a.URL] = &aheadItem{}
 			e.stack = append(e.stack, j)
 		default:

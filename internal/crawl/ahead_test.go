@@ -119,3 +119,39 @@ func TestFetchAheadBytes(t *testing.T) {
 		t.Errorf("after the pass: %d links fetched ahead, want 3 (/a, /b, /d)", len(e.stack))
 	}
 }
+
+// A pass waits for its spacing while fetches are queued for the workers,
+// and runs at once when none is: the workers then wait for it (the end of
+// a first mirror, whose last fetches ahead only a pass can claim).
+func TestPassDueOnceWorkersWait(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Concurrency: 2, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	e.mu.Lock()
+	e.setAhead(true)
+	e.addLinks([]list.Add{{URL: v.base + "/a", Level: 1}, {URL: v.base + "/b", Level: 1}})
+	e.mu.Unlock()
+	if e.passDue(0, false) {
+		t.Fatal("pass due before its spacing with two fetches queued")
+	}
+	if !e.passDue(0, true) {
+		t.Fatal("pass not due after its spacing with fetches ahead undecided")
+	}
+	finish := func() {
+		j := e.nextAhead()
+		e.finish(j, list.Result{URL: j.en.URL, State: list.Error}, nil, nil)
+	}
+	finish()
+	if e.passDue(0, false) {
+		t.Fatal("pass due before its spacing with one fetch still queued")
+	}
+	finish()
+	if !e.passDue(0, false) {
+		t.Fatal("pass not due with no fetch left for the workers and two outcomes waiting for their claim")
+	}
+	e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, nil, 1)
+	if e.passDue(0, false) {
+		t.Fatal("pass due with nothing to record or claim")
+	}
+}

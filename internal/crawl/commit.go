@@ -64,6 +64,7 @@ func (e *Engine) finish(j job, res list.Result, adds []list.Add, rec *meta.Recor
 		e.ready = append(e.ready, o)
 	}
 	e.mu.Unlock()
+	e.queued.Add(-1)
 	e.kick()
 	e.signal()
 }

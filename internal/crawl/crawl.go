@@ -114,14 +114,18 @@ type Engine struct {
 	log      *slog.Logger
 	obs      observations
 	inFlight atomic.Int64 // for Progress
-	scopeMu  sync.RWMutex
-	scope    map[string]bool
-	polite   *politeness
-	retry    *backoff
-	robots   robotsState
-	follow   follower
-	started  time.Time
-	changes  changeLog // for the mirror's index: changes.go
+	// queued counts the jobs handed to the workers (claimed lines and
+	// fetches ahead) whose outcome finish has not taken yet: none means
+	// the workers wait for the next pass (passDue).
+	queued  atomic.Int64
+	scopeMu sync.RWMutex
+	scope   map[string]bool
+	polite  *politeness
+	retry   *backoff
+	robots  robotsState
+	follow  follower
+	started time.Time
+	changes changeLog // for the mirror's index: changes.go
 	// lastBeat is when this spider last published its heartbeat (unix ns),
 	// by a pass or by the heartbeat ticker; epoch counts the gaps between
 	// two beats longer than half the lease: a spider that was stopped (or
@@ -281,6 +285,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			inflight[en.URL] = true
 			if !mine[en.URL] {
 				e.claimedLine(en.URL)
+				e.queued.Add(1)
 				work <- job{en: en, epoch: epoch, rec: recs[en.URL]} // never blocks: in flight ≤ cap(work)
 			}
 		}
@@ -538,9 +543,10 @@ func (e *Engine) pending() int {
 }
 
 // passDue reports whether the loop should run a pass now: when fetching
-// ahead, once spaced is true, if committed results wait to be recorded or
-// lines fetched ahead wait for their claim; otherwise once everything in
-// flight has finished and been committed.
+// ahead, once spaced is true or no job is left for the workers, if
+// committed results wait to be recorded or lines fetched ahead wait for
+// their claim; otherwise once everything in flight has finished and been
+// committed.
 func (e *Engine) passDue(inflight int, spaced bool) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -548,7 +554,9 @@ func (e *Engine) passDue(inflight int, spaced bool) bool {
 	if !e.aheadOn {
 		return p > 0 && p >= inflight
 	}
-	if !spaced {
+	// Spacing leaves the workers the machine while they fetch; once they
+	// have nothing left to fetch, they wait for this pass.
+	if !spaced && e.queued.Load() > 0 {
 		return false
 	}
 	if p > 0 {
