@@ -52,6 +52,12 @@ func (m *Mirror) Commit(files []*Staged) []error {
 	// 3. rename, then release the flock: another process's Open must not
 	// take a temp file it could still see for a crashed writer's.
 	dirs := map[string][]int{}
+	var linked []int // unnamed files given their name: their inodes changed too
+	defer func() {
+		for _, i := range linked {
+			files[i].f.Close()
+		}
+	}()
 	for _, i := range live {
 		s := files[i]
 		if errs[i] == nil && m.beforeRename != nil {
@@ -64,7 +70,12 @@ func (m *Mirror) Commit(files []*Staged) []error {
 			errs[i] = s.rename(m)
 		}
 		s.done = true
-		cerr := s.f.Close()
+		var cerr error
+		if s.anon && errs[i] == nil {
+			linked = append(linked, i) // closed after step 4
+		} else {
+			cerr = s.f.Close()
+		}
 		if errs[i] != nil {
 			s.remove(m)
 			errs[i] = fmt.Errorf("mirror: write %s: %w", s.rel, errs[i])
@@ -78,9 +89,16 @@ func (m *Mirror) Commit(files []*Staged) []error {
 			dirs[path.Dir(d)] = append(dirs[path.Dir(d)], i)
 		}
 	}
-	// 4. fsync each directory that gained a name, once.
-	if len(dirs) == 0 || m.syncGroup(len(dirs)) {
+	// 4. fsync each directory that gained a name, once, and each unnamed
+	// file that gained one: its link count is in its inode.
+	if len(dirs) == 0 || m.syncGroup(len(dirs)+len(linked)) {
 		return errs
+	}
+	lerrs := each(len(linked), func(k int) error { return files[linked[k]].f.Sync() })
+	for k, err := range lerrs {
+		if i := linked[k]; err != nil && errs[i] == nil {
+			errs[i] = fmt.Errorf("mirror: write %s: fsync: %w", files[i].rel, err)
+		}
 	}
 	names := make([]string, 0, len(dirs))
 	for d := range dirs {

@@ -27,8 +27,8 @@ type Group struct {
 }
 
 type groupDir struct {
-	root *os.Root
-	fd   *os.File // root's directory, for createAt and renameAt, from its second file on; nil until then or where there are none
+	root *os.Root // nil where fd was opened beneath the mirror's root (openBeneath)
+	fd   *os.File // the directory, for createAt, renameAt and unnamed files: from its first file on if opened beneath the root, else from its second; nil until then or where there are none
 	n    int      // files staged in it
 	made []string // directories created for it: their parents need an fsync
 }
@@ -51,11 +51,14 @@ func (g *Group) Stage(rel string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	f, name, err := d.createTemp()
+	f, name, err := d.createTemp(g.m.unnamed())
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	s := &Staged{rel: rel, tmp: path.Join(path.Dir(rel), name), f: f, dirs: d.made, size: len(data), dir: d.root, dirf: d.fd}
+	s := &Staged{rel: rel, f: f, dirs: d.made, size: len(data), dir: d.root, dirf: d.fd, anon: name == ""}
+	if !s.anon {
+		s.tmp = path.Join(path.Dir(rel), name)
+	}
 	if _, err := f.Write(data); err != nil {
 		g.m.Discard(s)
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
@@ -86,7 +89,7 @@ func (g *Group) close() {
 		if d.fd != nil {
 			d.fd.Close()
 		}
-		if d.root != g.m.root {
+		if d.root != nil && d.root != g.m.root {
 			d.root.Close()
 		}
 	}
@@ -99,29 +102,52 @@ func (g *Group) dir(dir string) (*groupDir, error) {
 	if d := g.dirs[dir]; d != nil {
 		return d, nil
 	}
-	d := &groupDir{root: g.m.root}
-	if dir != "." {
-		r, err := g.m.root.OpenRoot(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			if d.made, err = g.m.mkdirs(dir); err == nil {
-				r, err = g.m.root.OpenRoot(dir)
+	d, err := g.open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		var made []string
+		if made, err = g.m.mkdirs(dir); err == nil {
+			if d, err = g.open(dir); err == nil {
+				d.made = made
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		d.root = r
+	}
+	if err != nil {
+		return nil, err
 	}
 	g.dirs[dir] = d
 	return d, nil
 }
 
-// createTemp creates and locks a new temp file in the directory and returns
-// it with its name: by the directory's descriptor from the second file on
-// (opening it costs about what it saves a file), through root before.
-func (d *groupDir) createTemp() (*os.File, string, error) {
+// open opens the directory dir of the mirror: in one call beneath the
+// root where the kernel can (openBeneath), else through os.Root.
+func (g *Group) open(dir string) (*groupDir, error) {
+	if dir == "." {
+		return &groupDir{root: g.m.root}, nil
+	}
+	if rootf := g.m.rootDir(); rootf != nil {
+		if f, ok, err := openBeneath(rootf, dir); ok {
+			if err != nil {
+				return nil, err
+			}
+			return &groupDir{fd: f}, nil
+		}
+	}
+	r, err := g.m.root.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &groupDir{root: r}, nil
+}
+
+// createTemp creates a new temp file in the directory and returns it with
+// its name: with unnamed, where the directory is open and the file system
+// can, a file without a name ("") that Commit links into place; otherwise a
+// locked temp file, by the directory's descriptor where it is open (from
+// the second file on for a directory opened through os.Root: opening it
+// costs about what it saves a file), through os.Root before.
+func (d *groupDir) createTemp(unnamed bool) (*os.File, string, error) {
 	d.n++
-	if d.n == 2 {
+	if d.fd == nil && d.n == 2 {
 		fd, err := openDir(d.root)
 		if err != nil {
 			return nil, "", err
@@ -131,7 +157,17 @@ func (d *groupDir) createTemp() (*os.File, string, error) {
 	if d.fd == nil {
 		return createTempIn(d.root, ".")
 	}
-	return newTemp(".", func(name string) (*os.File, error) { return createAt(d.fd, name) }, d.root.Remove)
+	if unnamed {
+		f, err := createAnon(d.fd)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return f, "", err
+		}
+	}
+	remove := func(name string) error { return removeAt(d.fd, name) }
+	if d.root != nil {
+		remove = d.root.Remove
+	}
+	return newTemp(".", func(name string) (*os.File, error) { return createAt(d.fd, name) }, remove)
 }
 
 // pid names this process in its temp files' names.
@@ -145,12 +181,17 @@ func createTempIn(r *os.Root, dir string) (*os.File, string, error) {
 	}, r.Remove)
 }
 
+// tempName draws a name for a temp file.
+func tempName() string {
+	return fmt.Sprintf("%s%d-%016x", tempPrefix, pid, rand.Uint64())
+}
+
 // newTemp draws names for a temp file in dir until create makes one, locks
 // it, and returns it with its name; remove takes it back if it cannot be
 // locked.
 func newTemp(dir string, create func(string) (*os.File, error), remove func(string) error) (*os.File, string, error) {
 	for range 10 {
-		name := path.Join(dir, fmt.Sprintf("%s%d-%016x", tempPrefix, pid, rand.Uint64()))
+		name := path.Join(dir, tempName())
 		f, err := create(name)
 		switch {
 		case err == nil:

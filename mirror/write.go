@@ -40,10 +40,37 @@ type Staged struct {
 	done     bool
 	dir      *os.Root // the open directory of a Group's file, which tmp and rel are in; nil: the mirror root
 	dirf     *os.File // dir's descriptor, for renameAt; nil: rename through dir
+	// anon: f has no name (a Group's file on Linux, see sys_linux.go), and
+	// tmp is empty until rename links it under a temp name.
+	anon bool
 }
 
-// rename renames the temp file over the file's name.
+// rename renames the temp file over the file's name; an unnamed file is
+// linked under it, or, where the name exists, linked under a temp name
+// (locked first, as any temp file) and renamed over it.
 func (s *Staged) rename(m *Mirror) error {
+	if s.anon {
+		err := linkAnon(s.f, s.dirf, path.Base(s.rel))
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := lockFile(s.f); err != nil {
+			return err
+		}
+		for range 10 {
+			name := tempName()
+			err = linkAnon(s.f, s.dirf, name)
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			s.tmp = path.Join(path.Dir(s.rel), name)
+			return renameAt(s.dirf, name, path.Base(s.rel))
+		}
+		return errors.New("cannot create a temp file")
+	}
 	if s.dirf != nil {
 		return renameAt(s.dirf, path.Base(s.tmp), path.Base(s.rel))
 	}
@@ -55,6 +82,13 @@ func (s *Staged) rename(m *Mirror) error {
 
 // remove removes the temp file.
 func (s *Staged) remove(m *Mirror) {
+	switch {
+	case s.tmp == "":
+		return // an unnamed file: gone once closed
+	case s.dir == nil && s.dirf != nil:
+		removeAt(s.dirf, path.Base(s.tmp))
+		return
+	}
 	if s.dir != nil {
 		s.dir.Remove(path.Base(s.tmp))
 		return

@@ -1,0 +1,95 @@
+//go:build linux
+
+package mirror
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// On Linux a Group opens its directories beneath the root in one call and
+// writes unnamed files: nothing of a staged file is visible in its
+// directory before Commit, not even a temp name; Commit names new files
+// and replaces existing ones; the probe leaves nothing behind.
+func TestGroupUnnamed(t *testing.T) {
+	m, dir := openTemp(t)
+	if err := m.Write("h/old.html", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	if m.rootDir() == nil || !m.unnamed() {
+		t.Fatal("no unnamed files on this Linux file system (openat2 and O_TMPFILE, Linux 5.6+)")
+	}
+	g := m.Group()
+	want := map[string]string{"h/old.html": "replaced", "h/new.html": "new", "h/d/e/deep.html": "deep"}
+	for rel, data := range want {
+		s, err := g.Stage(rel, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.anon || s.tmp != "" {
+			t.Errorf("%s staged with a name (%q), want an unnamed file", rel, s.tmp)
+		}
+	}
+	if names := list(t, filepath.Join(dir, "h")); names != "d old.html" {
+		t.Errorf("before Commit, h holds %q; want only what was there and the new directory", names)
+	}
+	for _, err := range g.Commit() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, data := range want {
+		if got, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(got) != data {
+			t.Errorf("%s: %q, %v; want %q", rel, got, err, data)
+		}
+	}
+	if names := list(t, filepath.Join(dir, "h")); names != "d new.html old.html" {
+		t.Errorf("after Commit, h holds %q", names)
+	}
+	if names := list(t, dir); names != "h" {
+		t.Errorf("the root holds %q; want h alone", names)
+	}
+}
+
+// A Group's directory behind a symlink is opened through os.Root, which
+// follows a link that stays inside the root, where openat2 refuses every
+// link.
+func TestGroupSymlinkInside(t *testing.T) {
+	m, dir := openTemp(t)
+	if err := os.MkdirAll(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	g := m.Group()
+	if _, err := g.Stage("alias/a.html", []byte("through the link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range g.Commit() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "real", "a.html")); err != nil || string(got) != "through the link" {
+		t.Errorf("real/a.html: %q, %v", got, err)
+	}
+}
+
+// list returns the names in dir, sorted, space-separated.
+func list(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	for i, e := range entries {
+		if i > 0 {
+			s += " "
+		}
+		s += e.Name()
+	}
+	return s
+}
