@@ -176,20 +176,33 @@ func (e *Engine) runPass(ctx context.Context, c *list.Cycle) error {
 }
 
 // historian stores history records beside the loop, in one transaction
-// per batch of whatever accumulated while the last one ran.
+// per batch of whatever accumulated since the last one, at most every
+// historyEvery unless historyBatch records wait: a transaction rewrites
+// every page of LIST.meta its records touch, and records of one batch
+// share pages (a first mirror stored 14,000 records in 35 transactions,
+// 4% of its CPU, before this).
 type historian struct {
 	mu    sync.Mutex
 	queue []meta.Record
+	last  time.Time // when the last batch was taken
 	kick  chan struct{}
 }
 
+const (
+	historyEvery = time.Second
+	historyBatch = 4096
+)
+
+// add queues records, and wakes the historian if a batch is due. Each
+// pass calls it, with records or without.
 func (h *historian) add(recs []meta.Record) {
-	if len(recs) == 0 {
-		return
-	}
 	h.mu.Lock()
 	h.queue = append(h.queue, recs...)
+	due := len(h.queue) > 0 && (len(h.queue) >= historyBatch || time.Since(h.last) >= historyEvery)
 	h.mu.Unlock()
+	if !due {
+		return
+	}
 	select {
 	case h.kick <- struct{}{}:
 	default:
@@ -204,7 +217,7 @@ func (e *Engine) storeHistory() (stop func()) {
 	flush := func() {
 		h.mu.Lock()
 		recs := h.queue
-		h.queue = nil
+		h.queue, h.last = nil, time.Now()
 		h.mu.Unlock()
 		if len(recs) == 0 {
 			return

@@ -330,3 +330,41 @@ func TestArchivedPageComesBackUnchanged(t *testing.T) {
 		t.Errorf("%d conditional requests for an archived copy", n)
 	}
 }
+
+// The historian stores a batch at most every historyEvery, unless
+// historyBatch records wait: the first records wake it at once, the next
+// ones within the interval wait for more, and a full batch wakes it.
+func TestHistorianBatches(t *testing.T) {
+	h := &historian{kick: make(chan struct{}, 1)}
+	woken := func() bool {
+		select {
+		case <-h.kick:
+			return true
+		default:
+			return false
+		}
+	}
+	rec := []meta.Record{{URL: "http://h/a"}}
+	h.add(nil)
+	if woken() {
+		t.Fatal("woken with nothing queued")
+	}
+	h.add(rec)
+	if !woken() {
+		t.Fatal("first records: not woken")
+	}
+	h.queue, h.last = nil, time.Now() // as a flush does
+	h.add(rec)
+	if woken() {
+		t.Fatal("woken again within historyEvery for one record")
+	}
+	h.add(make([]meta.Record, historyBatch))
+	if !woken() {
+		t.Fatal("a full batch waiting: not woken")
+	}
+	h.last = time.Now().Add(-historyEvery)
+	h.add(nil)
+	if !woken() {
+		t.Fatal("records waiting past historyEvery: a pass without records did not wake it")
+	}
+}
