@@ -110,6 +110,9 @@ func FuzzHTMLLinks(f *testing.F) {
 		f.Add(body, g.ct)
 	}
 	for _, s := range []string{
+		`<!DOCTYPE html><html><head><title>t</title><a href=/a>a</a>`,
+		`<html><link rel=stylesheet href=s.css><head><meta charset=utf-8>`,
+		`<!-- c --><noscript><head></noscript><p><a href=x>`,
 		`<p>x<div style="background: url(bg.png)"><a href=a style='background:url("i.png")'>`,
 		`<body style="background: url(bg.png)"><p><body style="color: red">`,
 		`<A HREF="/x">x</A><base href="/d/"><a href="y#f">y</a><a href="#top">t</a><a href="">e</a>`,
@@ -141,6 +144,13 @@ func FuzzHTMLLinks(f *testing.F) {
 		if len(links) != len(wantLinks) || len(links) > 0 && !reflect.DeepEqual(links, wantLinks) {
 			t.Fatalf("HTMLLinks found:\n%v\nextract found:\n%v", links, wantLinks)
 		}
+		page, pageLinks, err := Page(body, page, ct, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Charset(out, ct); !bytes.Equal(page, want) || !reflect.DeepEqual(pageLinks, links) {
+			t.Fatalf("Page wrote:\n%q\nCharset(HTMLLinks) wrote:\n%q", page, want)
+		}
 	})
 }
 
@@ -160,7 +170,7 @@ func TestHTMLLinksOnePass(t *testing.T) {
 		{"<a href=/\xe9>a</a>", "text/html; charset=windows-1252", false},
 		{"<a href=/\xe9>a</a>", "text/html; charset=koi8-r", false},
 	} {
-		_, links, err := rewrite([]byte(c.body), page, c.ct, target, true)
+		_, links, _, err := rewrite([]byte(c.body), page, c.ct, target, true, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,12 @@ const prescanLen = 1024
 // ASCII-compatible (UTF-16) is returned as it is: it has a BOM or cannot be
 // declared this way.
 func Charset(body []byte, contentType string) []byte {
+	return declare(body, contentType, -1)
+}
+
+// declare is Charset, with at the offset metaPlace returns for body if
+// known, or -1.
+func declare(body []byte, contentType string, at int) []byte {
 	_, served, _ := charset.DetermineEncoding(body, contentType)
 	// Without a BOM the file names its encoding only in a <meta> holding
 	// the word "charset"; a utf-8 or windows-1252 answer without one is the
@@ -39,7 +45,9 @@ func Charset(body []byte, contentType string) []byte {
 	case "utf-16be", "utf-16le", "replacement":
 		return body
 	}
-	at := metaPlace(body)
+	if at < 0 {
+		at = metaPlace(body)
+	}
 	meta := []byte(`<meta charset="` + served + `">`)
 	out := make([]byte, 0, len(body)+len(meta))
 	out = append(out, body[:at]...)
@@ -70,32 +78,73 @@ func containsFold(b []byte, word string) bool {
 // doctype, comments and white space that begin the page.
 func metaPlace(body []byte) int {
 	z := html.NewTokenizer(bytes.NewReader(body))
-	off, lead := 0, 0
-	leading := true
-	for off < prescanLen {
+	p := newPlacer()
+	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			break
+			p.end()
+			return p.at
 		}
 		raw := z.Raw()
-		off += len(raw)
-		switch {
-		case tt == html.StartTagToken || tt == html.SelfClosingTagToken:
-			if name, _ := z.TagName(); string(name) == "head" && off <= prescanLen {
-				return off
-			}
-			leading = false
-		case tt == html.DoctypeToken || tt == html.CommentToken ||
-			tt == html.TextToken && len(bytes.TrimSpace(raw)) == 0:
-			if leading {
-				lead = off
-			}
-		default:
-			leading = false
+		var name string
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			n, _ := z.TagName()
+			name = string(n)
+		}
+		if p.token(tt, raw, name) {
+			return p.at
 		}
 	}
-	if lead > prescanLen-64 {
-		return 0
+}
+
+// A placer finds metaPlace's offset token by token, so that a pass of the
+// tokenizer made for something else (rewrite's) can find it too.
+type placer struct {
+	off, lead int
+	leading   bool
+	at        int // the offset once known; -1 until then
+}
+
+func newPlacer() *placer { return &placer{leading: true, at: -1} }
+
+// token takes the next token of the page: its type, its raw bytes and, for
+// a start tag, its lower-case name. It reports whether the place is known.
+func (p *placer) token(tt html.TokenType, raw []byte, name string) bool {
+	if p.at >= 0 {
+		return true
 	}
-	return lead
+	p.off += len(raw)
+	switch {
+	case tt == html.StartTagToken || tt == html.SelfClosingTagToken:
+		if name == "head" && p.off <= prescanLen {
+			p.at = p.off
+			return true
+		}
+		p.leading = false
+	case tt == html.DoctypeToken || tt == html.CommentToken ||
+		tt == html.TextToken && len(bytes.TrimSpace(raw)) == 0:
+		if p.leading {
+			p.lead = p.off
+		}
+	default:
+		p.leading = false
+	}
+	if p.off >= prescanLen {
+		p.end()
+		return true
+	}
+	return false
+}
+
+// end is told that the page ended, or that the bytes the prescan reads are
+// behind: the place is after the leading doctype, comments and white
+// space, unless they fill the prescan's bytes.
+func (p *placer) end() {
+	if p.at != -1 {
+		return
+	}
+	p.at = p.lead
+	if p.lead > prescanLen-64 {
+		p.at = 0
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html/charset"
+
+	"github.com/spider-mirror/spider/internal/htmlurl"
 )
 
 func TestCharsetDeclared(t *testing.T) {
@@ -27,11 +29,43 @@ func TestCharsetDeclared(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
+			// Page finds the place in its own pass; nothing here is a link.
+			if page, _, err := Page([]byte(tt.in), "http://h/", tt.ct, func(string, htmlurl.Kind) (string, bool) { return "", false }); err != nil || string(page) != tt.want {
+				t.Errorf("Page: %q, %v; want %q", page, err, tt.want)
+			}
 			// From the file alone, a browser now finds what the header said.
 			_, served, _ := charset.DetermineEncoding([]byte(tt.in), tt.ct)
 			if _, file, _ := charset.DetermineEncoding([]byte(got), ""); file != served {
 				t.Errorf("file alone reads as %s, served as %s", file, served)
 			}
 		})
+	}
+}
+
+// rewrite finds metaPlace's offset in its own pass where the page is
+// unchanged before it, and leaves it to Charset (-1) where it is not or
+// where its pass reads the page differently (<noscript>).
+func TestRewritePlace(t *testing.T) {
+	target := func(abs string, _ htmlurl.Kind) (string, bool) { return "local/" + abs[len("http://h/"):], true }
+	for _, tt := range []struct {
+		in    string
+		found bool
+	}{
+		{"<!DOCTYPE html>\n<html lang=en>\n<head>\n<title>t</title><link rel=stylesheet href=/s.css></head><body><a href=/a>a</a>", true},
+		{"<!doctype html><!-- c -->\n<p><a href=/a>no head</a>", true},
+		{"<p>plain, no links", true},
+		{"<html><link rel=stylesheet href=/s.css><head><title>t</title>", false},
+		{"<noscript><p></noscript><head><a href=/a>a</a>", false},
+	} {
+		out, _, at, err := rewrite([]byte(tt.in), "http://h/", "text/html; charset=utf-8", target, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := at >= 0; got != tt.found {
+			t.Errorf("%q: place %d, want found %v", tt.in, at, tt.found)
+		}
+		if at >= 0 && at != metaPlace(out) {
+			t.Errorf("%q: place %d, metaPlace says %d", tt.in, at, metaPlace(out))
+		}
 	}
 }

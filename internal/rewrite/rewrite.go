@@ -70,7 +70,7 @@ type Target func(abs string, kind htmlurl.Kind) (ref string, ok bool)
 //
 // The error is non-nil only if base is not a valid http or https URL.
 func HTML(body []byte, base, contentType string, target Target) ([]byte, error) {
-	out, _, err := rewrite(body, base, contentType, target, false)
+	out, _, _, err := rewrite(body, base, contentType, target, false, false)
 	return out, err
 }
 
@@ -81,25 +81,47 @@ func HTML(body []byte, base, contentType string, target Target) ([]byte, error) 
 // since it sees the links as the tree would (extract.Collector); other
 // pages are parsed again by extract.HTML.
 func HTMLLinks(body []byte, base, contentType string, target Target) ([]byte, []extract.Link, error) {
-	out, links, err := rewrite(body, base, contentType, target, true)
+	out, links, _, err := htmlLinks(body, base, contentType, target, false)
+	return out, links, err
+}
+
+// Page returns what Charset(HTMLLinks(...), contentType) returns: the page
+// as the mirror keeps it, and its links. It finds where the <meta charset>
+// goes in the same pass, wherever the rewritten page is the page up to
+// there (no link rewritten before it), which saves Charset a pass of the
+// tokenizer and a copy of the page.
+func Page(body []byte, base, contentType string, target Target) ([]byte, []extract.Link, error) {
+	out, links, at, err := htmlLinks(body, base, contentType, target, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return declare(out, contentType, at), links, nil
+}
+
+// htmlLinks is HTMLLinks, and with place also returns metaPlace's offset
+// for the result, or -1 if its pass could not tell.
+func htmlLinks(body []byte, base, contentType string, target Target, place bool) ([]byte, []extract.Link, int, error) {
+	out, links, at, err := rewrite(body, base, contentType, target, true, place)
 	if err != nil || links != nil {
-		return out, links, err
+		return out, links, at, err
 	}
 	links, err = extract.HTML(base, contentType, body)
-	return out, links, err
+	return out, links, at, err
 }
 
 // rewrite is HTML, and with collect it also returns the links of a page
 // for which one pass finds what extract.HTML would: nil for other pages.
-func rewrite(body []byte, base, contentType string, target Target, collect bool) ([]byte, []extract.Link, error) {
+// With place it also returns metaPlace's offset for the result where the
+// pass could tell, else -1.
+func rewrite(body []byte, base, contentType string, target Target, collect, place bool) ([]byte, []extract.Link, int, error) {
 	page, err := urlkey.Parse(base)
 	if err != nil {
-		return nil, nil, fmt.Errorf("rewrite: base url: %w", err)
+		return nil, nil, -1, fmt.Errorf("rewrite: base url: %w", err)
 	}
 	enc, name, _ := charset.DetermineEncoding(body, contentType)
 	switch name {
 	case "utf-16be", "utf-16le", "iso-2022-jp", "replacement":
-		return body, nil, nil
+		return body, nil, -1, nil
 	}
 	r := &rewriter{body: body, base: page, target: target, query: htmlurl.NewQueryEncoder(name)}
 	alike := readAlike(body, name)
@@ -113,6 +135,9 @@ func rewrite(body []byte, base, contentType string, target Target, collect bool)
 	r.styles = true
 	if collect && len(body) <= extract.MaxInput && alike {
 		r.col = extract.NewCollector(r.base, name)
+	}
+	if place {
+		r.place = newPlacer()
 	}
 	r.tags(func(tag string, raw []byte, off int, attrs []attr) bool {
 		if tag == "base" {
@@ -129,12 +154,19 @@ func rewrite(body []byte, base, contentType string, target Target, collect bool)
 			links = []extract.Link{}
 		}
 	}
+	at := -1
+	if r.place != nil && r.place.at >= 0 {
+		at = r.place.at
+	}
 	if len(r.links) == 0 {
-		return body, links, nil
+		return body, links, at, nil
 	}
 	edits := append(r.links, r.bases...)
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
-	return apply(body, edits), links, nil
+	if edits[0].start < at {
+		at = -1 // the page changed before the place: Charset finds it
+	}
+	return apply(body, edits), links, at, nil
 }
 
 // readAlike reports whether extract reads body, in the encoding named enc,
@@ -167,6 +199,7 @@ type rewriter struct {
 	styles bool               // tags also rewrites the text of <style> elements
 	col    *extract.Collector // if set, tags also feeds it every start tag
 	bases  []edit             // removed <base href>s
+	place  *placer            // if set, tags also feeds it the tokens until it knows metaPlace's offset (at -2: it cannot)
 
 	scanned, kept []attr           // agree's memory, reused tag after tag
 	tok           []html.Attribute // likewise
@@ -218,6 +251,9 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 	for off := 0; ; {
 		tt := z.Next()
 		if tt == html.ErrorToken {
+			if r.place != nil && r.place.at == -1 {
+				r.place.end()
+			}
 			return // io.EOF: a bytes.Reader cannot fail
 		}
 		raw := z.Raw()
@@ -226,8 +262,20 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 			r.styleText(raw, off)
 		}
 		inStyle = false
-		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			tag, styled := startTag(z, raw)
+		start := tt == html.StartTagToken || tt == html.SelfClosingTagToken
+		var tag string
+		var styled bool
+		if start {
+			tag, styled = startTag(z, raw)
+		}
+		if p := r.place; p != nil && p.at == -1 {
+			if tag == "noscript" {
+				p.at = -2 // read as markup here, unlike metaPlace's pass
+			} else {
+				p.token(tt, raw, tag)
+			}
+		}
+		if start {
 			if tag == "noscript" {
 				z.NextIsNotRawText()
 			}
