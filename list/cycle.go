@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 )
@@ -247,8 +248,11 @@ func (l *List) pass(c *Cycle) error {
 	}
 
 	// Claim the batch: the heap holds the best lines, worst first.
+	// Most urgent first. (sort.Sort compares the heap's own items: a
+	// comparison of copies would put both on the heap, the Picker being an
+	// interface.)
+	sort.Sort(sort.Reverse(h))
 	picked := h.items
-	slices.SortFunc(picked, func(a, b cand) int { return h.cmp(&b, &a) })
 	for _, it := range picked {
 		c.Claimed = append(c.Claimed, it.e)
 		e := it.e

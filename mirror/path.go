@@ -117,6 +117,11 @@ func (u parts) path(ext string, fold bool) (string, error) {
 		component = func(name string) string { return shorten(foldName(name)) }
 	}
 	var b strings.Builder
+	n := len(u.host) + len(u.query) + len(ext) + len(indexName) + 8
+	for _, s := range u.segs {
+		n += len(s) + 1
+	}
+	b.Grow(n) // one allocation for most names
 	b.WriteString(component(hostName(u.host)))
 	last := len(u.segs) - 1
 	for _, s := range u.segs[:last] {

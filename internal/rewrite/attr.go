@@ -172,7 +172,11 @@ func (r *rewriter) value(b []byte) (string, bool) {
 // quoted with quote, or 0) once the pieces of it are replaced by references.
 // An unquoted value that now needs quotes gets them.
 func newValue(v []byte, quote byte, pieces []piece) []byte {
-	var b []byte
+	n := len(v) + 2
+	for _, p := range pieces {
+		n += len(p.ref) + 8
+	}
+	b := make([]byte, 0, n) // one allocation for most values
 	last := 0
 	for _, p := range pieces {
 		b = append(b, v[last:p.start]...)

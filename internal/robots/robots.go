@@ -68,8 +68,31 @@ func Parse(body []byte, agent string) *Rules {
 	}
 	r := &Rules{body: normalizeBody(string(body)), agent: agent, Status: 200}
 	r.CrawlDelay = CrawlDelay(r.body, agent)
+	if d := (&disallows{}); !d.any(r.body) {
+		r.body = "" // allows everything: Allowed need not match each URL
+	}
 	return r
 }
+
+// disallows is a grobotstxt.ParseHandler that looks for a Disallow line
+// with a value: a robots.txt without one allows every URL to every agent
+// (an empty Disallow allows everything), whatever its groups say, and
+// most sites' robots.txt forbid nothing ("User-agent: *" and "Disallow:").
+type disallows struct{ found bool }
+
+// any reports whether body has a Disallow line with a value.
+func (d *disallows) any(body string) bool {
+	grobotstxt.Parse(body, d)
+	return d.found
+}
+
+func (d *disallows) HandleRobotsStart()                      {}
+func (d *disallows) HandleRobotsEnd()                        {}
+func (d *disallows) HandleUserAgent(int, string)             {}
+func (d *disallows) HandleAllow(int, string)                 {}
+func (d *disallows) HandleDisallow(_ int, value string)      { d.found = d.found || value != "" }
+func (d *disallows) HandleSitemap(int, string)               {}
+func (d *disallows) HandleUnknownAction(int, string, string) {}
 
 // DisallowsAll reports whether r forbids every URL (unreachable robots.txt).
 func (r *Rules) DisallowsAll() bool { return r.all }

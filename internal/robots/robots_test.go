@@ -52,6 +52,9 @@ func TestAllowed(t *testing.T) {
 		{DisallowAll(), "http://h/x", false},
 		{DisallowAll(), "http://h/robots.txt", true},
 		{star, "http://h/%zz", false}, // unparsable: not allowed
+		{Parse([]byte("User-agent: *\nDisallow:\n"), "spider"), "http://h/x", true},
+		{Parse([]byte("User-agent: *\nDisallow:\nAllow: /a\n\nUser-agent: spider\nDisallow: /x\n"), "spider"), "http://h/x", false},
+		{Parse([]byte("Disallow: /x\nUser-agent: *\nDisallow:\n"), "spider"), "http://h/x", true}, // a rule before any group applies to none
 	}
 	for _, tt := range tests {
 		if got := tt.r.Allowed(tt.url); got != tt.want {
@@ -134,4 +137,24 @@ func FuzzCrawlDelay(f *testing.F) {
 			t.Fatal("/robots.txt disallowed")
 		}
 	})
+}
+
+// A robots.txt whose Disallow lines are all empty allows everything, and
+// its rules are not matched against each URL; one that disallows anything
+// anywhere is matched.
+func TestAllowsAllWithoutMatching(t *testing.T) {
+	for _, tt := range []struct {
+		body  string
+		match bool
+	}{
+		{"User-agent: *\nDisallow:\n", false},
+		{"User-agent: *\nAllow: /\nCrawl-delay: 1\n", false},
+		{"# nothing\n", false},
+		{"User-agent: other\nDisallow: /\n", true},
+		{"User-agent: *\nDisallow: /private/\n", true},
+	} {
+		if r := Parse([]byte(tt.body), "spider"); (r.body != "") != tt.match {
+			t.Errorf("%q: matched per URL %v, want %v", tt.body, r.body != "", tt.match)
+		}
+	}
 }

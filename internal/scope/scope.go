@@ -210,7 +210,11 @@ func (r *Rules) patterns(u string) (bool, string) {
 // two path segments occurs in path: 1 for "/a/b/c", 3 for "/a/a/a/x" and
 // for "/x/a/b/a/b/a/b". Empty segments ("//") count as segments.
 func Repeats(path string) int {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [32]string // most paths: no allocation
+	segs := buf[:0]
+	for s := range strings.SplitSeq(strings.Trim(path, "/"), "/") {
+		segs = append(segs, s)
+	}
 	best := 1
 	for width := 1; width <= 2; width++ {
 		for i := 0; i+width <= len(segs); i++ {
