@@ -40,13 +40,38 @@ func BenchmarkHTML(b *testing.B) {
 	}
 }
 
-// BenchmarkHTMLLinks is what a worker does with a fetched page: rewrite its
-// links and collect them, in one pass of the tokenizer.
+// BenchmarkHTMLLinks rewrites a page's links and collects them, in one
+// pass of the tokenizer.
 func BenchmarkHTMLLinks(b *testing.B) {
 	base, body, target := benchPage(b)
 	for b.Loop() {
 		out, links, err := HTMLLinks(body, base, "text/html; charset=utf-8", target)
 		if err != nil || len(out) == len(body) || len(links) == 0 {
+			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
+		}
+	}
+}
+
+// BenchmarkPage is what a worker does with a fetched page: HTMLLinks, and
+// the page's encoding declared in the file (Charset), whose place the same
+// pass finds.
+func BenchmarkPage(b *testing.B) {
+	base, body, target := benchPage(b)
+	for b.Loop() {
+		out, links, err := Page(body, base, "text/html; charset=utf-8", target)
+		if err != nil || len(out) == len(body) || len(links) == 0 {
+			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
+		}
+	}
+}
+
+// BenchmarkHTMLLinksCharset is what a worker did before Page: HTMLLinks,
+// then Charset with a pass of its own.
+func BenchmarkHTMLLinksCharset(b *testing.B) {
+	base, body, target := benchPage(b)
+	for b.Loop() {
+		out, links, err := HTMLLinks(body, base, "text/html; charset=utf-8", target)
+		if out = Charset(out, "text/html; charset=utf-8"); err != nil || len(out) == len(body) || len(links) == 0 {
 			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
 		}
 	}
