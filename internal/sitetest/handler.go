@@ -18,6 +18,7 @@ import (
 func (s *Site) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Site) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	if s.sleep(r) {
 		s.serve(sw, r)
@@ -33,6 +34,7 @@ func (s *Site) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Path:      r.URL.RequestURI(),
 		Status:    sw.status,
 		UserAgent: r.UserAgent(),
+		Took:      time.Since(start),
 	})
 }
 

@@ -105,6 +105,7 @@ type Request struct {
 	Path      string // request URI as received: escaped path plus "?query"
 	Status    int    // status sent
 	UserAgent string
+	Took      time.Duration // from the request's arrival to the end of its answer, by the real clock
 }
 
 // Site is the in-memory forum. Create it with New.

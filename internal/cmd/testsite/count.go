@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/spider-mirror/spider/internal/sitetest"
 )
@@ -16,14 +17,19 @@ type counter struct {
 	requests int
 	ok       map[string]bool
 	other    int
+	chain    chain
 }
 
-func newCounter() *counter { return &counter{ok: map[string]bool{}} }
+func newCounter() *counter {
+	return &counter{ok: map[string]bool{}, chain: chain{pages: map[int]span{}}}
+}
 
 // add counts one request the site answered (sitetest.Options.OnRequest).
 func (c *counter) add(r sitetest.Request) {
+	end := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.chain.add(r, end)
 	c.requests++
 	if r.Status == 0 || r.Status == http.StatusOK {
 		c.ok[r.Path] = true
@@ -32,9 +38,14 @@ func (c *counter) add(r sitetest.Request) {
 	}
 }
 
-// String is the line printed at exit.
+// String is what is printed at exit: what was served, and the chain's
+// timing on a second line (chain.go) if there is one.
 func (c *counter) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return fmt.Sprintf("served: %d requests, %d distinct URIs answered 200, %d other answers", c.requests, len(c.ok), c.other)
+	s := fmt.Sprintf("served: %d requests, %d distinct URIs answered 200, %d other answers", c.requests, len(c.ok), c.other)
+	if ch := c.chain.String(); ch != "" {
+		s += "\n" + ch
+	}
+	return s
 }
