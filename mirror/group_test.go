@@ -35,16 +35,8 @@ func TestGroup(t *testing.T) {
 			t.Fatalf("Stage(%s): %v", rel, err)
 		}
 	}
-	for _, err := range g.Commit() {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for rel, data := range want {
-		if got, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(got) != data {
-			t.Errorf("%s: %q, %v; want %q", rel, got, err, data)
-		}
-	}
+	commitAll(t, g)
+	wantFiles(t, dir, want)
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
 			t.Errorf("temp file left: %s", p)
@@ -106,5 +98,26 @@ func TestGroupUnsafe(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("written outside the root: %v", entries)
+	}
+}
+
+// commitAll commits g and fails the test on any file's error.
+func commitAll(t *testing.T, g *Group) {
+	t.Helper()
+	for _, err := range g.Commit() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantFiles checks that each file of want (name relative to dir → content)
+// holds its content.
+func wantFiles(t *testing.T, dir string, want map[string]string) {
+	t.Helper()
+	for rel, data := range want {
+		if got, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(got) != data {
+			t.Errorf("%s: %q, %v; want %q", rel, got, err, data)
+		}
 	}
 }

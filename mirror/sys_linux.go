@@ -37,7 +37,9 @@ func openBeneath(root *os.File, dir string) (f *os.File, ok bool, err error) {
 	}
 	var fd int
 	if cerr := control(root, func(rfd int) {
-		for {
+		// EAGAIN: a rename elsewhere in the tree raced the walk; the
+		// kernel asks to try again.
+		for range 100 {
 			fd, err = unix.Openat2(rfd, dir, &how)
 			if err != unix.EINTR && err != unix.EAGAIN {
 				return

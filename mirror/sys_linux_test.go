@@ -34,16 +34,8 @@ func TestGroupUnnamed(t *testing.T) {
 	if names := list(t, filepath.Join(dir, "h")); names != "d old.html" {
 		t.Errorf("before Commit, h holds %q; want only what was there and the new directory", names)
 	}
-	for _, err := range g.Commit() {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for rel, data := range want {
-		if got, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(got) != data {
-			t.Errorf("%s: %q, %v; want %q", rel, got, err, data)
-		}
-	}
+	commitAll(t, g)
+	wantFiles(t, dir, want)
 	if names := list(t, filepath.Join(dir, "h")); names != "d new.html old.html" {
 		t.Errorf("after Commit, h holds %q", names)
 	}
@@ -67,14 +59,8 @@ func TestGroupSymlinkInside(t *testing.T) {
 	if _, err := g.Stage("alias/a.html", []byte("through the link")); err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range g.Commit() {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, err := os.ReadFile(filepath.Join(dir, "real", "a.html")); err != nil || string(got) != "through the link" {
-		t.Errorf("real/a.html: %q, %v", got, err)
-	}
+	commitAll(t, g)
+	wantFiles(t, dir, map[string]string{"real/a.html": "through the link"})
 }
 
 // list returns the names in dir, sorted, space-separated.
