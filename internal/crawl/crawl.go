@@ -220,7 +220,12 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
 	defer e.polite.close()
-	defer e.storeHistory()() // after the last pass: stores what is left
+	stopHistory := e.storeHistory() // after the last pass: stores what is left
+	defer func() {
+		if stopHistory != nil {
+			stopHistory()
+		}
+	}()
 	// In flight: at most a batch of claims, plus the lines fetched ahead
 	// that a pass claimed, plus a batch of claims that replace lines
 	// fetched ahead the pass could not claim.
@@ -355,6 +360,14 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	e.commit()
+	// Every copy is on disk and noted for the mirror's index: the index is
+	// published beside the last pass and the history's last store, which
+	// the end of a run would otherwise wait for one after the other.
+	published := make(chan struct{})
+	go func() {
+		defer close(published)
+		e.publish(true)
+	}()
 	c, _ := e.cycle(false, 0)
 	c.ReleaseOwn = true
 	c.Pick = nil
@@ -367,7 +380,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	} else {
 		e.account(c)
 	}
-	e.publish(true)
+	stopHistory()
+	stopHistory = nil
+	<-published
 	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
 	return e.sum, runErr
 }
