@@ -114,6 +114,7 @@ type Engine struct {
 	log      *slog.Logger
 	obs      observations
 	inFlight atomic.Int64 // for Progress
+	cycles   atomic.Int64 // sum.Cycles, for budget without e.mu
 	// queued counts the jobs handed to the workers (claimed lines and
 	// fetches ahead) whose outcome finish has not taken yet: none means
 	// the workers wait for the next pass (passDue).
@@ -545,6 +546,7 @@ func (e *Engine) account(c *list.Cycle) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sum.Cycles++
+	e.cycles.Store(int64(e.sum.Cycles))
 	e.sum.Added += c.Stats.Added
 	e.sum.Dropped += c.Stats.Dropped
 	e.sum.LastCycle = c.Stats

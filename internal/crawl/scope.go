@@ -72,9 +72,7 @@ func (e *Engine) budget(u string) bool {
 	if max < 0 {
 		return true
 	}
-	e.mu.Lock()
-	cycle := e.sum.Cycles
-	e.mu.Unlock()
+	cycle := int(e.cycles.Load()) // a read of e.mu's for every link made the workers queue for it
 	f := &e.follow
 	f.mu.Lock()
 	defer f.mu.Unlock()
