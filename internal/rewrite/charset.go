@@ -102,8 +102,12 @@ func metaPlace(body []byte) int {
 type placer struct {
 	off, lead int
 	leading   bool
-	at        int // the offset once known; -1 until then
+	at        int  // the offset once known; -1 until then
+	lost      bool // the pass reads the page unlike metaPlace's: at stays -1
 }
+
+// open reports whether the placer still takes tokens.
+func (p *placer) open() bool { return p.at < 0 && !p.lost }
 
 func newPlacer() *placer { return &placer{leading: true, at: -1} }
 
@@ -140,7 +144,7 @@ func (p *placer) token(tt html.TokenType, raw []byte, name string) bool {
 // behind: the place is after the leading doctype, comments and white
 // space, unless they fill the prescan's bytes.
 func (p *placer) end() {
-	if p.at != -1 {
+	if !p.open() {
 		return
 	}
 	p.at = p.lead

@@ -199,7 +199,7 @@ type rewriter struct {
 	styles bool               // tags also rewrites the text of <style> elements
 	col    *extract.Collector // if set, tags also feeds it every start tag
 	bases  []edit             // removed <base href>s
-	place  *placer            // if set, tags also feeds it the tokens until it knows metaPlace's offset (at -2: it cannot)
+	place  *placer            // if set, tags also feeds it the tokens until it knows metaPlace's offset or cannot
 
 	scanned, kept []attr           // agree's memory, reused tag after tag
 	tok           []html.Attribute // likewise
@@ -251,7 +251,7 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 	for off := 0; ; {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			if r.place != nil && r.place.at == -1 {
+			if r.place != nil {
 				r.place.end()
 			}
 			return // io.EOF: a bytes.Reader cannot fail
@@ -268,9 +268,9 @@ func (r *rewriter) tags(fn func(tag string, raw []byte, off int, attrs []attr) b
 		if start {
 			tag, styled = startTag(z, raw)
 		}
-		if p := r.place; p != nil && p.at == -1 {
+		if p := r.place; p != nil && p.open() {
 			if tag == "noscript" {
-				p.at = -2 // read as markup here, unlike metaPlace's pass
+				p.lost = true // read as markup here, unlike metaPlace's pass
 			} else {
 				p.token(tt, raw, tag)
 			}

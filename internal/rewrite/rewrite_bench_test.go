@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/sitetest"
 )
@@ -42,36 +43,28 @@ func BenchmarkHTML(b *testing.B) {
 
 // BenchmarkHTMLLinks rewrites a page's links and collects them, in one
 // pass of the tokenizer.
-func BenchmarkHTMLLinks(b *testing.B) {
-	base, body, target := benchPage(b)
-	for b.Loop() {
-		out, links, err := HTMLLinks(body, base, "text/html; charset=utf-8", target)
-		if err != nil || len(out) == len(body) || len(links) == 0 {
-			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
-		}
-	}
-}
+func BenchmarkHTMLLinks(b *testing.B) { benchLinks(b, HTMLLinks) }
 
 // BenchmarkPage is what a worker does with a fetched page: HTMLLinks, and
 // the page's encoding declared in the file (Charset), whose place the same
 // pass finds.
-func BenchmarkPage(b *testing.B) {
-	base, body, target := benchPage(b)
-	for b.Loop() {
-		out, links, err := Page(body, base, "text/html; charset=utf-8", target)
-		if err != nil || len(out) == len(body) || len(links) == 0 {
-			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
-		}
-	}
-}
+func BenchmarkPage(b *testing.B) { benchLinks(b, Page) }
 
 // BenchmarkHTMLLinksCharset is what a worker did before Page: HTMLLinks,
 // then Charset with a pass of its own.
 func BenchmarkHTMLLinksCharset(b *testing.B) {
+	benchLinks(b, func(body []byte, base, ct string, target Target) ([]byte, []extract.Link, error) {
+		out, links, err := HTMLLinks(body, base, ct, target)
+		return Charset(out, ct), links, err
+	})
+}
+
+// benchLinks runs f, HTMLLinks or a function like it, on benchPage's page.
+func benchLinks(b *testing.B, f func(body []byte, base, ct string, target Target) ([]byte, []extract.Link, error)) {
 	base, body, target := benchPage(b)
 	for b.Loop() {
-		out, links, err := HTMLLinks(body, base, "text/html; charset=utf-8", target)
-		if out = Charset(out, "text/html; charset=utf-8"); err != nil || len(out) == len(body) || len(links) == 0 {
+		out, links, err := f(body, base, "text/html; charset=utf-8", target)
+		if err != nil || len(out) == len(body) || len(links) == 0 {
 			b.Fatalf("%d bytes in, %d out, %d links, %v", len(body), len(out), len(links), err)
 		}
 	}
