@@ -104,17 +104,44 @@ func (g *Group) dir(dir string) (*groupDir, error) {
 	}
 	d, err := g.open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		var made []string
-		if made, err = g.m.mkdirs(dir); err == nil {
-			if d, err = g.open(dir); err == nil {
-				d.made = made
-			}
-		}
+		d, err = g.create(dir)
 	}
 	if err != nil {
 		return nil, err
 	}
 	g.dirs[dir] = d
+	return d, nil
+}
+
+// create creates the directory dir and its missing parents, and opens it.
+// Where its parent can be opened beneath the root (a topic's directory in
+// its forum's, which the group usually has open already), that is one
+// mkdirat(2) in the parent; else os.Root walks the path.
+func (g *Group) create(dir string) (*groupDir, error) {
+	if parent, name := path.Split(dir); parent != "" {
+		pd, err := g.dir(path.Clean(parent))
+		if err != nil {
+			return nil, err
+		}
+		if pd.fd != nil {
+			f, ok, err := mkdirBeneath(pd.fd, name)
+			if ok {
+				if err != nil {
+					return nil, err
+				}
+				return &groupDir{fd: f, made: prefixes(dir)}, nil
+			}
+		}
+	}
+	made, err := g.m.mkdirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := g.open(dir)
+	if err != nil {
+		return nil, err
+	}
+	d.made = made
 	return d, nil
 }
 

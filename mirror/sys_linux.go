@@ -57,6 +57,30 @@ func openBeneath(root *os.File, dir string) (f *os.File, ok bool, err error) {
 	return nil, true, &os.PathError{Op: "openat2", Path: dir, Err: err}
 }
 
+// mkdirBeneath creates the directory name (one name) in the directory
+// parent, or finds it there, and opens it as openBeneath does: one
+// mkdirat(2) and one openat2(2), where os.Root walks the path for each. ok
+// is false where openBeneath's would be (the caller goes through os.Root).
+func mkdirBeneath(parent *os.File, name string) (f *os.File, ok bool, err error) {
+	if !oneName(name) {
+		return nil, false, nil
+	}
+	if cerr := control(parent, func(pfd int) {
+		for {
+			err = unix.Mkdirat(pfd, name, 0o755)
+			if err != unix.EINTR {
+				return
+			}
+		}
+	}); cerr != nil {
+		return nil, false, cerr
+	}
+	if err != nil && err != unix.EEXIST {
+		return nil, true, &os.PathError{Op: "mkdirat", Path: name, Err: err}
+	}
+	return openBeneath(parent, name)
+}
+
 // createAnon creates an unnamed file for writing in the directory dir
 // (O_TMPFILE). errors.ErrUnsupported where the file system cannot.
 func createAnon(dir *os.File) (*os.File, error) {

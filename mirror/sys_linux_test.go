@@ -63,6 +63,49 @@ func TestGroupSymlinkInside(t *testing.T) {
 	wantFiles(t, dir, map[string]string{"real/a.html": "through the link"})
 }
 
+// A directory a Group creates inside one it has open is made there by
+// mkdirBeneath; under a symlinked parent it goes through os.Root, which
+// follows the link inside the root; a file where a directory should be
+// fails that file alone.
+func TestGroupNewDirs(t *testing.T) {
+	m, dir := openTemp(t)
+	if err := os.MkdirAll(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "real/file"), []byte("a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := m.Group()
+	want := map[string]string{
+		"h/t/1.html":            "in h/t",
+		"h/t/1/replies.html":    "a directory made in h/t",
+		"h/t/2/a/b/deep.html":   "three made in h/t",
+		"alias/new/x.html":      "made in real, through the link",
+		"real/file/inside.html": "",
+	}
+	for _, rel := range []string{"h/t/1.html", "h/t/1/replies.html", "h/t/2/a/b/deep.html", "alias/new/x.html"} {
+		if _, err := g.Stage(rel, []byte(want[rel])); err != nil {
+			t.Fatalf("Stage(%s): %v", rel, err)
+		}
+	}
+	if _, err := g.Stage("real/file/inside.html", []byte("x")); err == nil {
+		t.Error("Stage into a directory that is a file: no error")
+	}
+	delete(want, "real/file/inside.html")
+	commitAll(t, g)
+	want["real/new/x.html"] = want["alias/new/x.html"]
+	delete(want, "alias/new/x.html")
+	wantFiles(t, dir, want)
+	for _, d := range []string{"h/t/1", "h/t/2/a/b"} {
+		if fi, err := os.Lstat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			t.Errorf("%s: %v, want a directory", d, err)
+		}
+	}
+}
+
 // list returns the names in dir, sorted, space-separated.
 func list(t *testing.T, dir string) string {
 	t.Helper()

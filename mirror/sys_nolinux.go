@@ -12,6 +12,8 @@ import (
 
 func openBeneath(*os.File, string) (*os.File, bool, error) { return nil, false, nil }
 
+func mkdirBeneath(*os.File, string) (*os.File, bool, error) { return nil, false, nil }
+
 func createAnon(*os.File) (*os.File, error) { return nil, errors.ErrUnsupported }
 
 func linkAnon(_, _ *os.File, _ string) error { return errors.ErrUnsupported }

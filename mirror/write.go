@@ -159,12 +159,19 @@ func (m *Mirror) mkdirs(dir string) ([]string, error) {
 	if err := m.mkdirAll(dir); err != nil {
 		return nil, err
 	}
+	return prefixes(dir), nil
+}
+
+// prefixes returns dir ("a/b/c") and each of its parents but the root
+// ("a", "a/b", "a/b/c"): the directories mkdirs may have created, whose
+// parents' entries a commit makes durable.
+func prefixes(dir string) []string {
 	elems := strings.Split(dir, "/")
 	dirs := make([]string, len(elems))
 	for i := range elems {
 		dirs[i] = strings.Join(elems[:i+1], "/")
 	}
-	return dirs, nil
+	return dirs
 }
 
 // mkdirAll creates dir and its missing parents.
