@@ -121,6 +121,7 @@ type Engine struct {
 	queued  atomic.Int64
 	scopeMu sync.RWMutex
 	scope   map[string]bool
+	links   linkFiles // the files links lead to, while the scope stays (linkfiles.go)
 	polite  *politeness
 	retry   *backoff
 	robots  robotsState

@@ -283,7 +283,7 @@ func chtimes(root, rel string, t time.Time) error {
 
 // openListMirror opens a new list and a new mirror (directory mdir) in a
 // temporary directory, for one test.
-func openListMirror(t *testing.T) (*list.List, *mirror.Mirror, string) {
+func openListMirror(t testing.TB) (*list.List, *mirror.Mirror, string) {
 	t.Helper()
 	dir := t.TempDir()
 	l, err := list.Open(filepath.Join(dir, "spider.list"), list.Options{Reserve: mirror.ReserveLen})

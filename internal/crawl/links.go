@@ -15,16 +15,31 @@ import (
 // fetched); any other link becomes absolute, so it still reaches the site
 // from a page opened from disk.
 func (e *Engine) target(from, file string) rewrite.Target {
+	fromIn := e.inScope(from)
 	return func(abs string, kind extract.Kind) (string, bool) {
-		if !e.mirrors(from, abs, kind) {
-			return abs, true
-		}
-		to, err := e.cfg.Layout.Path(abs, guessType(abs, kind))
-		if err != nil {
+		to, ok := e.linkFile(abs, kind, fromIn)
+		if !ok {
 			return abs, true
 		}
 		return rewrite.Rel(file, to), true
 	}
+}
+
+// linkFile returns the file of the mirror that the link abs of kind on a
+// page (in scope if fromIn) leads to, or false if the spider does not
+// mirror it.
+func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
+	k := linkKey{abs, kind, fromIn}
+	f, gen, ok := e.links.get(k)
+	if ok {
+		return f.file, f.ok
+	}
+	if e.mirrors(fromIn, abs, kind) {
+		to, err := e.cfg.Layout.Path(abs, guessType(abs, kind))
+		f = linkFile{file: to, ok: err == nil}
+	}
+	e.links.put(k, f, gen)
+	return f.file, f.ok
 }
 
 // guessType guesses the media type a link's target will be served with,

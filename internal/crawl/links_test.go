@@ -1,9 +1,15 @@
 package crawl
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/rewrite"
 )
 
 func TestGuessType(t *testing.T) {
@@ -27,5 +33,70 @@ func TestGuessType(t *testing.T) {
 		if got := guessType(tt.url, tt.kind); got != tt.want {
 			t.Errorf("guessType(%q, %v) = %q, want %q", tt.url, tt.kind, got, tt.want)
 		}
+	}
+}
+
+// A link's file is remembered per kind and per side of the scope of the
+// page it is on, and forgotten when a start host joins the scope: links
+// to it are then rewritten into the mirror.
+func TestTargetRemembers(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	host := strings.TrimPrefix(v.base, "http://")
+	in := e.target(v.base+"/t/1", host+"/t/1.html")
+	out := e.target("http://other.example/x", "other.example/x.html")
+	for range 2 { // the second round is answered from memory
+		for _, tt := range []struct {
+			target rewrite.Target
+			url    string
+			kind   extract.Kind
+			want   string
+		}{
+			{in, v.base + "/t/2", extract.Page, "2.html"},
+			{in, v.base + "/s.css", extract.Style, "../s.css"},
+			{in, v.base + "/t/style", extract.Style, "style.css"},
+			{in, v.base + "/t/style", extract.Page, "style.html"},
+			{in, "http://other.example/p", extract.Page, "http://other.example/p"},
+			{out, v.base + "/t/2", extract.Page, "../" + host + "/t/2.html"},
+			{out, "http://other.example/p", extract.Page, "http://other.example/p"},
+		} {
+			if got, ok := tt.target(tt.url, tt.kind); !ok || got != tt.want {
+				t.Errorf("link %s (%v): %q, %v; want %q", tt.url, tt.kind, got, ok, tt.want)
+			}
+		}
+	}
+	e.widenScope("http://other.example/")
+	if got, _ := in("http://other.example/p", extract.Page); got != "../../other.example/p.html" {
+		t.Errorf("link to a host that joined the scope: %q, want it rewritten to its file", got)
+	}
+}
+
+func TestLinkFilesGenerations(t *testing.T) {
+	var c linkFiles
+	k := linkKey{"http://h/a", extract.Page, true}
+	_, gen, ok := c.get(k)
+	if ok {
+		t.Fatal("remembered before put")
+	}
+	c.reset() // the scope changed while the link was decided
+	c.put(k, linkFile{"h/a.html", true, 0}, gen)
+	if _, _, ok := c.get(k); ok {
+		t.Fatal("a decision from before a reset was remembered")
+	}
+	_, gen, _ = c.get(k)
+	c.put(k, linkFile{"h/a.html", true, 0}, gen)
+	if f, _, ok := c.get(k); !ok || f.file != "h/a.html" || !f.ok {
+		t.Fatalf("get after put: %+v, %v", f, ok)
+	}
+	for i := range maxLinkFiles + 1 {
+		_, gen, _ := c.get(k)
+		c.put(linkKey{fmt.Sprint("http://h/", i), extract.Page, true}, linkFile{}, gen)
+	}
+	n := 0
+	c.m.Range(func(any, any) bool { n++; return true })
+	if n > maxLinkFiles {
+		t.Fatalf("%d links remembered, want at most %d", n, maxLinkFiles)
 	}
 }

@@ -43,8 +43,8 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // it does online even when its site loads them from elsewhere (a CDN).
 // Pages on other hosts are never followed. Links it mirrors are rewritten
 // to their files; others stay absolute.
-func (e *Engine) mirrors(from, u string, kind extract.Kind) bool {
-	ok, _ := e.scopeRules().FollowIn(e.inScope(from), e.inScope(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
+	ok, _ := e.scopeRules().FollowIn(fromIn, e.inScope(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
 	return ok
 }
 

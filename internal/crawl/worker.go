@@ -197,6 +197,7 @@ func (e *Engine) widenScope(u string) {
 	defer e.scopeMu.Unlock()
 	if !e.scope[h] {
 		e.scope[h] = true
+		e.links.reset() // links to h are mirrored from now on
 		e.log.Info("following links on a new start host", "host", h)
 	}
 }

@@ -1,0 +1,73 @@
+package crawl
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/spider-mirror/spider/internal/extract"
+)
+
+// maxLinkFiles bounds the link files a spider remembers; past it, the
+// memory starts again empty (about 150 bytes an entry).
+const maxLinkFiles = 1 << 15
+
+// linkFiles remembers, for the links of the pages a spider rewrites, which
+// file of the mirror each leads to: a page's links are mostly links that
+// other pages had too (its neighbours, its index page, the site's menus),
+// and deciding one again costs the scope rules, Layout.Path and guessType
+// for every link of every page. What it remembers depends on the hosts in
+// scope only, and is forgotten when they change (widenScope). Every worker
+// asks for every link, so reads take no lock (sync.Map).
+type linkFiles struct {
+	m   sync.Map // linkKey → linkFile
+	n   atomic.Int64
+	gen atomic.Int64 // counts resets
+}
+
+// linkKey is what decides a link's file: its canonical URL, its kind and
+// whether the page it is on is in scope.
+type linkKey struct {
+	url    string
+	kind   extract.Kind
+	fromIn bool
+}
+
+// linkFile is a link's file in the mirror, or ok false for a link the
+// spider does not mirror (or whose URL has no file); gen is the generation
+// it was decided in.
+type linkFile struct {
+	file string
+	ok   bool
+	gen  int64
+}
+
+// get returns what put remembered for k in this generation, or the
+// generation to hand put for k.
+func (c *linkFiles) get(k linkKey) (f linkFile, gen int64, ok bool) {
+	gen = c.gen.Load()
+	v, ok := c.m.Load(k)
+	if !ok {
+		return linkFile{}, gen, false
+	}
+	f = v.(linkFile)
+	return f, gen, f.gen == gen
+}
+
+// put remembers f for k, decided in generation gen: should a reset have
+// come since, f may have been decided with the hosts in scope before it,
+// and get ignores it.
+func (c *linkFiles) put(k linkKey, f linkFile, gen int64) {
+	if c.n.Add(1) > maxLinkFiles {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	f.gen = gen
+	c.m.Store(k, f)
+}
+
+// reset forgets everything.
+func (c *linkFiles) reset() {
+	c.gen.Add(1)
+	c.m.Clear()
+	c.n.Store(0)
+}
