@@ -49,12 +49,7 @@ func TestGroupUnnamed(t *testing.T) {
 // link.
 func TestGroupSymlinkInside(t *testing.T) {
 	m, dir := openTemp(t)
-	if err := os.MkdirAll(filepath.Join(dir, "real"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
-		t.Fatal(err)
-	}
+	aliasReal(t, dir)
 	g := m.Group()
 	if _, err := g.Stage("alias/a.html", []byte("through the link")); err != nil {
 		t.Fatal(err)
@@ -63,18 +58,24 @@ func TestGroupSymlinkInside(t *testing.T) {
 	wantFiles(t, dir, map[string]string{"real/a.html": "through the link"})
 }
 
-// A directory a Group creates inside one it has open is made there by
-// mkdirBeneath; under a symlinked parent it goes through os.Root, which
-// follows the link inside the root; a file where a directory should be
-// fails that file alone.
-func TestGroupNewDirs(t *testing.T) {
-	m, dir := openTemp(t)
+// aliasReal makes the directory real in dir and the symlink alias to it.
+func aliasReal(t *testing.T, dir string) {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, "real"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A directory a Group creates inside one it has open is made there by
+// mkdirBeneath; under a symlinked parent it goes through os.Root, which
+// follows the link inside the root; a file where a directory should be
+// fails that file alone.
+func TestGroupNewDirs(t *testing.T) {
+	m, dir := openTemp(t)
+	aliasReal(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "real/file"), []byte("a file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
