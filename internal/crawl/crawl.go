@@ -222,12 +222,8 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.started = e.cfg.Now()
 	defer e.polite.close()
-	stopHistory := e.storeHistory() // after the last pass: stores what is left
-	defer func() {
-		if stopHistory != nil {
-			stopHistory()
-		}
-	}()
+	stopHistory := sync.OnceFunc(e.storeHistory()) // after the last pass: stores what is left
+	defer stopHistory()
 	// In flight: at most a batch of claims, plus the lines fetched ahead
 	// that a pass claimed, plus a batch of claims that replace lines
 	// fetched ahead the pass could not claim.
@@ -383,7 +379,6 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		e.account(c)
 	}
 	stopHistory()
-	stopHistory = nil
 	<-published
 	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
 	return e.sum, runErr

@@ -36,7 +36,7 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 }
 
 // mirrors reports whether the spider mirrors the link u of kind found on
-// the page from, by the same rules as follows (scope.go) minus the level
+// a page (in scope if fromIn), by the same rules as follows (scope.go) minus the level
 // limit and the per-pass budget: a link to a host in scope, or, with
 // Scope.Requisites, a requisite (image, style sheet, script, font, frame)
 // of an in-scope page on any host, so that a page looks in the mirror as

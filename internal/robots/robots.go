@@ -68,7 +68,7 @@ func Parse(body []byte, agent string) *Rules {
 	}
 	r := &Rules{body: normalizeBody(string(body)), agent: agent, Status: 200}
 	r.CrawlDelay = CrawlDelay(r.body, agent)
-	if d := (&disallows{}); !d.any(r.body) {
+	if !anyDisallow(r.body) {
 		r.body = "" // allows everything: Allowed need not match each URL
 	}
 	return r
@@ -80,9 +80,10 @@ func Parse(body []byte, agent string) *Rules {
 // most sites' robots.txt forbid nothing ("User-agent: *" and "Disallow:").
 type disallows struct{ found bool }
 
-// any reports whether body has a Disallow line with a value.
-func (d *disallows) any(body string) bool {
-	grobotstxt.Parse(body, d)
+// anyDisallow reports whether body has a Disallow line with a value.
+func anyDisallow(body string) bool {
+	var d disallows
+	grobotstxt.Parse(body, &d)
 	return d.found
 }
 
