@@ -25,7 +25,10 @@ type Picker interface {
 }
 
 // Add is a newly found link. It is appended if the list holds no line for
-// its URL.
+// its URL; a line that holds the URL at a deeper level takes the Add's
+// level, the link having been found on a shallower page (so a line's level
+// is the shortest link distance found so far, whatever order the pages were
+// fetched in).
 type Add struct {
 	URL   string // canonical
 	Level int
@@ -69,12 +72,14 @@ func (l *List) Compact(ctx context.Context) (CycleStats, error) {
 	return c.Stats, err
 }
 
-// Add appends the URLs the list does not hold yet, in one pass, and
-// reports how many it appended. URLs must be canonical.
-func (l *List) Add(ctx context.Context, adds []Add) (int, error) {
+// Add appends the URLs the list does not hold yet and lowers the level of
+// those it holds deeper (see the type Add), in one pass, and reports how
+// many lines it appended and lowered (Stats.Added, Stats.Lowered). URLs
+// must be canonical.
+func (l *List) Add(ctx context.Context, adds []Add) (CycleStats, error) {
 	c := &Cycle{Spider: "import", Add: adds, noStatus: true}
 	err := l.Run(ctx, c)
-	return c.Stats.Added, err
+	return c.Stats, err
 }
 
 // CycleStats describe one pass; they are published in the spider's status.
@@ -88,6 +93,7 @@ type CycleStats struct {
 	TakenBack int       `json:"taken_back"` // claims of dead or stalled spiders returned
 	Due       int       `json:"due"`        // lines due for the picker, claimed or not
 	Claimed   int       `json:"claimed"`    // lines claimed
+	Lowered   int       `json:"lowered"`    // lines given a lower level by an Add
 	WaitSec   float64   `json:"lock_wait_s"`
 	HeldSec   float64   `json:"lock_held_s"`
 	ScanSec   float64   `json:"scan_s"`     // of the lock held: reading and deciding
@@ -218,6 +224,7 @@ func (l *List) pass(c *Cycle) error {
 		c.Stats.Recorded += k.stats.Recorded
 		c.Stats.Dropped += k.stats.Dropped
 		c.Stats.TakenBack += k.stats.TakenBack
+		c.Stats.Lowered += k.stats.Lowered
 		c.Stats.Due += k.stats.Due
 	}
 
@@ -404,6 +411,11 @@ func (k *scanWorker) line(off int64, v *view) error {
 	if len(k.pend) > 0 && k.filter.mayHold(v.url) {
 		if p := k.pend[ustr(v.url)]; p != nil {
 			k.matched = append(k.matched, p)
+			if a := p.add; a != nil && a.Level < e.Level {
+				e.Level = a.Level // fewer digits or as many: the prefix still fits
+				k.stats.Lowered++
+				changed = true
+			}
 			if r := p.res; r != nil {
 				if e.Spider == c.Spider {
 					record(e, r)

@@ -350,3 +350,36 @@ func TestAddRejectsLevelOutOfRange(t *testing.T) {
 		t.Errorf("entries %+v", es)
 	}
 }
+
+// A link found on a shallower page than the one that first brought it
+// lowers its line's level, in place, whatever else the line holds; a
+// deeper one changes nothing.
+func TestCycleLowersLevel(t *testing.T) {
+	l := newList(t)
+	run(t, l, &Cycle{Spider: "slow", Add: []Add{{URL: "http://a/deep", Level: 12}, {URL: "http://a/claimed", Level: 5}, {URL: "http://a/same", Level: 7}}})
+	run(t, l, &Cycle{Spider: "slow", Pick: allPicker{1}}) // claims /claimed, which the lowering must keep claimed
+	before := entries(t, l)
+	if before[1].Spider != "slow" {
+		t.Fatalf("set-up: %+v not claimed", before[1])
+	}
+	c := run(t, l, &Cycle{Spider: "slow", Add: []Add{
+		{URL: "http://a/deep", Level: 9}, // 12 → 9: one digit fewer
+		{URL: "http://a/claimed", Level: 2},
+		{URL: "http://a/same", Level: 8}, // deeper: no change
+		{URL: "http://a/deep", Level: 10},
+	}})
+	if c.Stats.Lowered != 2 || c.Stats.Added != 0 || c.Stats.Rewrote {
+		t.Errorf("stats %+v: want 2 lowered, none added, written in place", c.Stats)
+	}
+	after := entries(t, l)
+	want := map[string]int{"http://a/deep": 9, "http://a/claimed": 2, "http://a/same": 7}
+	for i, e := range after {
+		if e.Level != want[e.URL] {
+			t.Errorf("%s: level %d, want %d", e.URL, e.Level, want[e.URL])
+		}
+		b := before[i]
+		if e.URL != b.URL || e.Spider != b.Spider || e.State != b.State || e.File != b.File || !e.Modified.Equal(b.Modified) {
+			t.Errorf("line %d changed beyond its level:\nbefore %+v\nafter  %+v", i, b, e)
+		}
+	}
+}

@@ -69,8 +69,8 @@
 //
 // The list only grows: lines are appended, never removed or reordered, so a
 // line's byte offset never changes while the file is updated in place. A
-// line's level and url never change. Its file, spider_id, state and
-// last_modification change in place: every line is written with its file
+// line's url never changes, and its level only decreases (see Add). Its
+// level, file, spider_id, state and last_modification change in place: every line is written with its file
 // field padded with spaces to the longest path its URL can map to in the
 // mirror (mirror.ReserveLen), spider_id padded to 12 bytes, state to 10 and
 // last_modification to 20, so the part of the line before the URL (its

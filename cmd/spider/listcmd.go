@@ -39,7 +39,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(io.Discard)
 	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
-	level := fs.Int("level", 0, "import: level of the added lines")
+	level := fs.Int("level", 0, "import: level of the added lines (listed URLs at a deeper level move up to it)")
 	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
 	repair := fs.Bool("repair", false, "check: repair the list first (a backup is written)")
 	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default \"mirror\", or the config's)")
@@ -120,6 +120,7 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 	var (
 		chunk            []list.Add
 		read, added, bad int
+		lowered          int
 		firstBad         []string
 		sc               = bufio.NewScanner(in)
 		batch            []importLine
@@ -129,8 +130,9 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 		if len(chunk) == 0 {
 			return nil
 		}
-		n, err := l.Add(ctx, chunk)
-		added += n
+		st, err := l.Add(ctx, chunk)
+		added += st.Added
+		lowered += st.Lowered
 		chunk = chunk[:0]
 		return listErr(err)
 	}
@@ -176,6 +178,9 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 		return err
 	}
 	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", added, read, l.Path(), read-bad-added, bad)
+	if lowered > 0 {
+		fmt.Fprintf(stderr, "spider: %d listed URLs moved up to level %d\n", lowered, level)
+	}
 	if bad > 0 {
 		for _, b := range firstBad {
 			fmt.Fprintf(stderr, "spider: skipped %s\n", b)

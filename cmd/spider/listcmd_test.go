@@ -15,16 +15,22 @@ func TestListImportExport(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "imported 3 of 5 URLs") || !strings.Contains(stderr, "urls.txt:6:") {
 		t.Errorf("import: exit %d, stderr:\n%s", code, stderr)
 	}
+	code, out, stderr := runCLI(t, dir, "list", "export", "--full")
+	if code != 0 || !strings.HasPrefix(out, "# spider-list v1") || strings.Count(out, " 2 found ") != 3 {
+		t.Errorf("export --full: exit %d:\n%s", code, out)
+	}
+	// Imported again at level 0, they move up (a URL's level is the
+	// lowest it was given).
 	code, _, stderr = runCLI(t, dir, "list", "import", "urls.txt")
-	if !strings.Contains(stderr, "imported 0 of 5 URLs") {
+	if !strings.Contains(stderr, "imported 0 of 5 URLs") || !strings.Contains(stderr, "3 listed URLs moved up to level 0") {
 		t.Errorf("re-import: exit %d, stderr:\n%s", code, stderr)
 	}
-	code, out, stderr := runCLI(t, dir, "list", "export")
+	code, out, stderr = runCLI(t, dir, "list", "export")
 	if want := "http://example.com/a\nhttps://example.com/b\nhttp://example.com/c\n"; code != 0 || out != want {
 		t.Errorf("export: exit %d, %q, want %q; stderr %s", code, out, want, stderr)
 	}
 	code, out, _ = runCLI(t, dir, "list", "export", "--full")
-	if code != 0 || !strings.HasPrefix(out, "# spider-list v1") || !strings.Contains(out, " 2 found ") {
+	if code != 0 || strings.Count(out, " 0 found ") != 3 {
 		t.Errorf("export --full: exit %d:\n%s", code, out)
 	}
 	// The full export is itself a valid list.

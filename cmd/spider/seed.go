@@ -52,10 +52,13 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	n, err := l.Add(ctx, adds)
+	st, err := l.Add(ctx, adds)
 	if err != nil {
 		return listErr(err)
 	}
-	fmt.Fprintf(stderr, "spider: seeded %d new of %d URLs into %s\n", n, len(adds), l.Path())
+	fmt.Fprintf(stderr, "spider: seeded %d new of %d URLs into %s\n", st.Added, len(adds), l.Path())
+	if st.Lowered > 0 {
+		fmt.Fprintf(stderr, "spider: %d listed URLs are start URLs now (level 0)\n", st.Lowered)
+	}
 	return nil
 }

@@ -49,6 +49,9 @@ const (
 const maxSeen = 1 << 20
 
 // addLinks queues links for the next pass and fetches ahead the new ones.
+// A link seen before is queued again only at a lower level than it was
+// seen at: the pass lowers its line's level (list.Add), which the order
+// pages are fetched in would otherwise decide (deep first, below).
 // Called with e.mu held.
 func (e *Engine) addLinks(adds []list.Add) {
 	if !e.aheadOn {
@@ -57,11 +60,15 @@ func (e *Engine) addLinks(adds []list.Add) {
 	}
 	p := e.cfg.Profile
 	for _, a := range adds {
-		if e.seen[a.URL] {
+		level, seen := e.seen[a.URL]
+		if seen && level <= a.Level {
 			continue
 		}
-		e.seen[a.URL] = true
+		e.seen[a.URL] = a.Level
 		e.adds = append(e.adds, a)
+		if seen {
+			continue // fetched ahead or claimed already
+		}
 		if len(e.ahead) >= e.cfg.Ahead || e.aheadHeld >= e.cfg.AheadBytes || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
 			continue
 		}
@@ -102,7 +109,7 @@ func (e *Engine) setAhead(on bool) {
 	e.aheadOn = on
 	e.seen = nil
 	if on {
-		e.seen = map[string]bool{}
+		e.seen = map[string]int{}
 	}
 	e.log.Debug("fetching ahead", "on", on)
 }
@@ -224,12 +231,24 @@ func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
 
 // claimedLine notes a line claimed the usual way, so that it is not
 // fetched ahead too.
-func (e *Engine) claimedLine(url string) {
+func (e *Engine) claimedLine(en list.Entry) {
 	e.mu.Lock()
-	if e.aheadOn {
-		e.seen[url] = true
+	if level, seen := e.seen[en.URL]; e.aheadOn && (!seen || en.Level < level) {
+		e.seen[en.URL] = en.Level
 	}
 	e.mu.Unlock()
+}
+
+// levelNow returns the level of the line en as this spider knows it now:
+// lower than en's if, while en was fetched ahead, a link to it turned up
+// on a shallower page. The links of en's page take their levels from it.
+func (e *Engine) levelNow(en list.Entry) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if level, seen := e.seen[en.URL]; seen && level < en.Level {
+		return level
+	}
+	return en.Level
 }
 
 // adapt turns fetching ahead on while at least half of the distinct links

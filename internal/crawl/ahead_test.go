@@ -3,7 +3,10 @@ package crawl
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,5 +156,44 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 	e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, nil, 1)
 	if e.passDue(0, false) {
 		t.Fatal("pass due with nothing to record or claim")
+	}
+}
+
+// A page first reached through a deep path while fetching ahead, then
+// linked from a shallower page, ends at the shallower level: fetching deep
+// first must not decide levels, which the fast spider's depth limit reads.
+func TestFetchAheadLowersLevel(t *testing.T) {
+	v := newEnv(t)
+	reached := make(chan struct{}) // closed when /x is asked for
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/x":
+			once.Do(func() { close(reached) })
+		case "/shallow":
+			// Answer only once /x was reached the long way.
+			select {
+			case <-reached:
+			case <-time.After(10 * time.Second):
+				t.Error("/x was not reached through /deep/1 and /deep/2")
+			}
+		}
+		v.site.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	v.base = srv.URL
+	v.site.set("/", 200, `<a href="/shallow">s</a> <a href="/deep/1">d</a>`)
+	v.site.set("/shallow", 200, `<a href="/x">x</a>`)
+	v.site.set("/deep/1", 200, `<a href="/deep/2">2</a>`)
+	v.site.set("/deep/2", 200, `<a href="/x">x</a>`)
+	v.site.set("/x", 200, `x`)
+	v.crawl(t, time.Hour)
+	for path, want := range map[string]int{"/shallow": 1, "/deep/2": 2, "/x": 2} {
+		if en := v.line(t, v.base+path); en.Level != want || en.State != list.Downloaded {
+			t.Errorf("%s: level %d, state %v; want level %d, downloaded", path, en.Level, en.State, want)
+		}
+	}
+	if n := v.hits("/x"); n != 1 {
+		t.Errorf("/x fetched %d times, want once", n)
 	}
 }

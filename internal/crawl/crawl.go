@@ -146,7 +146,7 @@ type Engine struct {
 	aheadHeld int64                 // bytes of the copies in ahead waiting for a pass (ahead.go)
 	stack     []job                 // fetches ahead waiting for a worker, the last found on top
 	aheadOn   bool
-	seen      map[string]bool // links found since fetching ahead was turned on
+	seen      map[string]int // links found since fetching ahead was turned on, with the lowest level each was found at
 	stopping  bool
 	sum       Summary
 	history   []meta.Record // records to store before the next pass
@@ -287,7 +287,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			}
 			inflight[en.URL] = true
 			if !mine[en.URL] {
-				e.claimedLine(en.URL)
+				e.claimedLine(en)
 				e.queued.Add(1)
 				work <- job{en: en, epoch: epoch, rec: recs[en.URL]} // never blocks: in flight ≤ cap(work)
 			}
@@ -297,7 +297,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		spacing := max(4*time.Since(began), time.Millisecond)
 		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
-			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due,
+			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
 			"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec)
 		if ctx.Err() != nil || e.cfg.MaxCycles > 0 && e.sum.Cycles >= e.cfg.MaxCycles {
 			break

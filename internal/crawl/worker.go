@@ -117,6 +117,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 // not written again: the copy's time advances.
 func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.Time) (list.Result, []list.Add) {
 	en := j.en
+	en.Level = e.levelNow(en)
 	res := list.Result{URL: en.URL}
 	var adds []list.Add
 	// A redirect's target is a page of its own; the redirecting URL keeps a
