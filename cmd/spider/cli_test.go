@@ -90,6 +90,9 @@ func TestStatusJSON(t *testing.T) {
 		"h/index.html - 0 downloaded 2020-11-21T20:00:00Z http://h/\n- dead 1 claimed - http://h/a\n- - 1 found - http://h/b\n"), 0o644)
 	// A fast spider (window 1h, level limit 0) published its profile.
 	os.WriteFile(filepath.Join(dir, "spider.list.spider-fast.json"), []byte(`{"spider":"fast","extra":{"profile":"fast","window_s":3600,"max_level":0}}`), 0o644)
+	os.Mkdir(filepath.Join(dir, "spider.list.hosts.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "spider.list.hosts.d", "h"), make([]byte, 300), 0o644)
+	os.WriteFile(filepath.Join(dir, "spider.list.hosts.d", "g"), make([]byte, 12), 0o644)
 	code, out, stderr := runCLI(t, dir, "status", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -102,6 +105,24 @@ func TestStatusJSON(t *testing.T) {
 		len(st.Levels) != 2 || st.Levels[0].Copies != 1 || st.Levels[1].Lines != 2 || st.Levels[1].OldestCopy != nil ||
 		st.Due["fast"] != 1 || len(st.Spiders) != 1 {
 		t.Errorf("status %+v", st)
+	}
+	if want := (FileSizes{List: 181, HostsD: 312}); st.Files != want {
+		t.Errorf("files %+v, want %+v", st.Files, want)
+	}
+	code, out, _ = runCLI(t, dir, "status")
+	if code != 0 || !strings.Contains(out, "list 181 B, history (.meta) 0 B, host pace (.hosts.d) 312 B, journal 0 B") {
+		t.Errorf("status: exit %d:\n%s", code, out)
+	}
+}
+
+func TestBytesText(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {999, "999 B"}, {1000, "1.0 KB"}, {3456, "3.5 KB"}, {16777216, "16.8 MB"}, {1_200_000_000, "1.2 GB"}, {5e15, "5000.0 TB"}} {
+		if got := bytesText(tc.n); got != tc.want {
+			t.Errorf("bytesText(%d) = %q, want %q", tc.n, got, tc.want)
+		}
 	}
 }
 

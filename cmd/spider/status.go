@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -30,6 +32,16 @@ type Status struct {
 	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`     // by mean fetch time, slowest first
 	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`   // most frequent first
 	Spiders         []list.SpiderStatus `json:"spiders"`           // every spider that ran on the list
+	Files           FileSizes           `json:"files"`             // bytes on disk of the list and the files beside it
+}
+
+// FileSizes are the sizes of the list and of the files a list keeps beside
+// it, so that their growth can be watched; 0 for one that does not exist.
+type FileSizes struct {
+	List    int64 `json:"list"`
+	Meta    int64 `json:"meta"`    // LIST.meta: every URL's fetch history (bbolt, grows in steps)
+	HostsD  int64 `json:"hosts_d"` // LIST.hosts.d: each host's pace, all files together
+	Journal int64 `json:"journal"` // LIST.journal: empty between passes
 }
 
 // LevelStatus summarises one level of the list.
@@ -132,12 +144,53 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Levels = append(st.Levels, *ls)
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
+	st.Files = fileSizes(st.List)
 	return st, nil
+}
+
+// fileSizes returns the sizes of the list at path and of its files.
+func fileSizes(path string) FileSizes {
+	size := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	fs := FileSizes{List: size(path), Meta: size(path + meta.Suffix), Journal: size(path + ".journal")}
+	if es, err := os.ReadDir(path + ".hosts.d"); err == nil {
+		for _, e := range es {
+			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+				fs.HostsD += fi.Size()
+			}
+		}
+	}
+	return fs
+}
+
+// bytesText writes n bytes for a person: 512 B, 3.4 KB, 16.8 MB, 1.2 GB.
+func bytesText(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, suffix := float64(n), ""
+	for _, s := range []string{"KB", "MB", "GB", "TB"} {
+		f /= unit
+		suffix = s
+		if f < unit {
+			break
+		}
+	}
+	return fmt.Sprintf("%.1f %s", f, suffix)
 }
 
 func printStatus(w io.Writer, st *Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "list\t%s\t%d lines\n", st.List, st.Lines)
+	f := st.Files
+	fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
+		bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
 	fmt.Fprintf(tw, "states\t")
 	for _, s := range []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error, list.Disallowed} {
 		fmt.Fprintf(tw, "%s %d  ", s, st.States[s.String()])
