@@ -62,12 +62,12 @@ func FuzzMerge(f *testing.F) {
 				m.State, m.File, m.Modified = r.State, "h/f", now
 			}
 			// A URL new in this pass gets the lowest level of its adds; a
-			// listed URL keeps its line unchanged.
-			before := len(model)
+			// listed URL keeps its line, moved up to the lowest level of
+			// its adds if that is lower.
 			for _, a := range c.Add {
 				if m := model[a.URL]; m == nil {
 					model[a.URL] = &line{Entry{Level: a.Level, State: Found, URL: a.URL}, len(model)}
-				} else if m.order >= before && a.Level < m.Level {
+				} else if a.Level < m.Level {
 					m.Level = a.Level
 				}
 			}
