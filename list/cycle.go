@@ -26,9 +26,11 @@ type Picker interface {
 
 // Add is a newly found link. It is appended if the list holds no line for
 // its URL; a line that holds the URL at a deeper level takes the Add's
-// level, the link having been found on a shallower page (so a line's level
-// is the shortest link distance found so far, whatever order the pages were
-// fetched in).
+// level, the link having been found on a shallower page. So a line's level
+// is the lowest any Add gave it: the shortest link distance found so far.
+// (The lines a page's links added move up with the page only when they are
+// added again: when a shallower page links to them too, or when the page
+// is fetched and its links found again.)
 type Add struct {
 	URL   string // canonical
 	Level int

@@ -160,35 +160,49 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 }
 
 // A page first reached through a deep path while fetching ahead, then
-// linked from a shallower page, ends at the shallower level: fetching deep
-// first must not decide levels, which the fast spider's depth limit reads.
+// linked from a shallower page before it is stored, ends at the shallower
+// level, and so do its own links: fetching deep first must not decide
+// levels, which the fast spider's depth limit reads. The site orders the
+// fetches: /shallow answers once /x was asked for (so /x is first found
+// at level 3, under /deep/2), and /x answers once /marker, which only
+// /shallow links to, was asked for (so /shallow's link to /x, at level 2,
+// was taken before /x is stored).
 func TestFetchAheadLowersLevel(t *testing.T) {
 	v := newEnv(t)
-	reached := make(chan struct{}) // closed when /x is asked for
-	var once sync.Once
+	var (
+		reachedX, reachedMarker = make(chan struct{}), make(chan struct{})
+		onceX, onceMarker       sync.Once
+	)
+	wait := func(c <-chan struct{}, what string) {
+		select {
+		case <-c:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s was not asked for", what)
+		}
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/x":
-			once.Do(func() { close(reached) })
+			onceX.Do(func() { close(reachedX) })
+			wait(reachedMarker, "/marker")
+		case "/marker":
+			onceMarker.Do(func() { close(reachedMarker) })
 		case "/shallow":
-			// Answer only once /x was reached the long way.
-			select {
-			case <-reached:
-			case <-time.After(10 * time.Second):
-				t.Error("/x was not reached through /deep/1 and /deep/2")
-			}
+			wait(reachedX, "/x")
 		}
 		v.site.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	v.base = srv.URL
 	v.site.set("/", 200, `<a href="/shallow">s</a> <a href="/deep/1">d</a>`)
-	v.site.set("/shallow", 200, `<a href="/x">x</a>`)
+	v.site.set("/shallow", 200, `<a href="/x">x</a> <a href="/marker">m</a>`)
+	v.site.set("/marker", 200, `m`)
 	v.site.set("/deep/1", 200, `<a href="/deep/2">2</a>`)
 	v.site.set("/deep/2", 200, `<a href="/x">x</a>`)
-	v.site.set("/x", 200, `x`)
+	v.site.set("/x", 200, `<a href="/y">y</a>`)
+	v.site.set("/y", 200, `y`)
 	v.crawl(t, time.Hour)
-	for path, want := range map[string]int{"/shallow": 1, "/deep/2": 2, "/x": 2} {
+	for path, want := range map[string]int{"/shallow": 1, "/deep/2": 2, "/x": 2, "/y": 3} {
 		if en := v.line(t, v.base+path); en.Level != want || en.State != list.Downloaded {
 			t.Errorf("%s: level %d, state %v; want level %d, downloaded", path, en.Level, en.State, want)
 		}
