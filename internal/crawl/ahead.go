@@ -48,27 +48,23 @@ const (
 // past it, fetching ahead stops.
 const maxSeen = 1 << 20
 
-// addLinks queues links for the next pass and fetches ahead the new ones.
-// A link seen before is queued again only at a lower level than it was
-// seen at: the pass lowers its line's level (list.Add), which the order
-// pages are fetched in would otherwise decide (deep first, below).
+// addLinks queues the links found on the page from (at from.Level) for the
+// next pass, and fetches ahead the new ones. A link seen before is queued
+// again only if it, or what it leads to, moves up (levels.go).
 // Called with e.mu held.
-func (e *Engine) addLinks(adds []list.Add) {
+func (e *Engine) addLinks(from list.Entry, adds []list.Add) {
 	if !e.aheadOn {
 		e.adds = append(e.adds, adds...)
 		return
 	}
 	p := e.cfg.Profile
 	for _, a := range adds {
-		level, seen := e.seen[a.URL]
-		if seen && level <= a.Level {
-			continue
+		isNew, level := e.graph.link(from.URL, from.Level, a.URL, a.Level, e.moved)
+		if !isNew {
+			continue // fetched ahead or claimed already; moved queued what moved up
 		}
-		e.seen[a.URL] = a.Level
+		a.Level = level
 		e.adds = append(e.adds, a)
-		if seen {
-			continue // fetched ahead or claimed already
-		}
 		if len(e.ahead) >= e.cfg.Ahead || e.aheadHeld >= e.cfg.AheadBytes || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
 			continue
 		}
@@ -81,9 +77,15 @@ func (e *Engine) addLinks(adds []list.Add) {
 		default:
 		}
 	}
-	if len(e.seen) > maxSeen {
+	if e.graph.len() > maxSeen {
 		e.setAhead(false)
 	}
+}
+
+// moved queues a URL known to the graph that moved up, for the next pass to
+// lower its line. Called with e.mu held.
+func (e *Engine) moved(url string, level int) {
+	e.adds = append(e.adds, list.Add{URL: url, Level: level})
 }
 
 // nextAhead returns the link found last among those waiting to be fetched
@@ -107,9 +109,9 @@ func (e *Engine) setAhead(on bool) {
 		return
 	}
 	e.aheadOn = on
-	e.seen = nil
+	e.graph = nil
 	if on {
-		e.seen = map[string]int{}
+		e.graph = newLinkGraph()
 	}
 	e.log.Debug("fetching ahead", "on", on)
 }
@@ -233,8 +235,8 @@ func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
 // fetched ahead too.
 func (e *Engine) claimedLine(en list.Entry) {
 	e.mu.Lock()
-	if level, seen := e.seen[en.URL]; e.aheadOn && (!seen || en.Level < level) {
-		e.seen[en.URL] = en.Level
+	if e.aheadOn {
+		e.graph.claimed(en.URL, en.Level, e.moved)
 	}
 	e.mu.Unlock()
 }
@@ -245,7 +247,10 @@ func (e *Engine) claimedLine(en list.Entry) {
 func (e *Engine) levelNow(en list.Entry) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if level, seen := e.seen[en.URL]; seen && level < en.Level {
+	if e.graph == nil {
+		return en.Level
+	}
+	if level, seen := e.graph.level(en.URL); seen && level < en.Level {
 		return level
 	}
 	return en.Level

@@ -94,7 +94,7 @@ func TestFetchAheadBytes(t *testing.T) {
 	link := func(u string) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		e.addLinks([]list.Add{{URL: v.base + u, Level: 1}})
+		e.addLinks(list.Entry{URL: v.base + "/", Level: 0}, []list.Add{{URL: v.base + u, Level: 1}})
 	}
 	done := func(u string, size int) {
 		e.mu.Lock()
@@ -133,7 +133,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
 	e.mu.Lock()
 	e.setAhead(true)
-	e.addLinks([]list.Add{{URL: v.base + "/a", Level: 1}, {URL: v.base + "/b", Level: 1}})
+	e.addLinks(list.Entry{URL: v.base + "/", Level: 0}, []list.Add{{URL: v.base + "/a", Level: 1}, {URL: v.base + "/b", Level: 1}})
 	e.mu.Unlock()
 	if e.passDue(0, false) {
 		t.Fatal("pass due before its spacing with two fetches queued")

@@ -57,7 +57,7 @@ func (e *Engine) finish(j job, res list.Result, adds []list.Add, rec *meta.Recor
 	if res.State != list.Downloaded {
 		o.copy = nil // cannot happen: only a stored page stages a copy
 	}
-	e.addLinks(adds)
+	e.addLinks(j.en, adds)
 	if j.ahead {
 		e.aheadDone(res.URL, o)
 	} else {

@@ -146,7 +146,7 @@ type Engine struct {
 	aheadHeld int64                 // bytes of the copies in ahead waiting for a pass (ahead.go)
 	stack     []job                 // fetches ahead waiting for a worker, the last found on top
 	aheadOn   bool
-	seen      map[string]int // links found since fetching ahead was turned on, with the lowest level each was found at
+	graph     *linkGraph // links found since fetching ahead was turned on (levels.go); nil while off
 	stopping  bool
 	sum       Summary
 	history   []meta.Record // records to store before the next pass

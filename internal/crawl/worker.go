@@ -58,6 +58,9 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	rec = &h
 	switch {
 	case err == nil:
+		// The page's links take its level now (levels.go); finish
+		// (deferred) records them as links of j.en at that level.
+		j.en.Level = e.levelNow(j.en)
 		res, adds = e.store(j, resp, rec, now)
 		if res.State == 0 {
 			rec = nil // dropped: another spider may own the line now
@@ -117,7 +120,6 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 // not written again: the copy's time advances.
 func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.Time) (list.Result, []list.Add) {
 	en := j.en
-	en.Level = e.levelNow(en)
 	res := list.Result{URL: en.URL}
 	var adds []list.Add
 	// A redirect's target is a page of its own; the redirecting URL keeps a
