@@ -44,8 +44,8 @@ const (
 	lost
 )
 
-// maxSeen bounds the set of URLs a spider remembers while it fetches ahead;
-// past it, fetching ahead stops.
+// maxSeen bounds the set of URLs a spider remembers while it fetches ahead
+// (levels.go); past it, fetching ahead stops.
 const maxSeen = 1 << 20
 
 // addLinks queues the links found on the page from (at from.Level) for the
@@ -77,7 +77,7 @@ func (e *Engine) addLinks(from list.Entry, adds []list.Add) {
 		default:
 		}
 	}
-	if e.graph.len() > maxSeen {
+	if e.graph.full() {
 		e.setAhead(false)
 	}
 }

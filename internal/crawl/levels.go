@@ -20,11 +20,17 @@ package crawl
 // deep, differently in every run (TestFirstMirrorLevels).
 
 // linkGraph is that graph. It is not safe for concurrent use (the engine
-// holds e.mu). Memory: about 40 bytes a URL and 8 a link.
+// holds e.mu). Memory: about 100 bytes a URL (its map entry and node) and
+// 8 a link; past maxSeen URLs or maxGraphLinks links, fetching ahead stops
+// and the graph goes (ahead.go).
 type linkGraph struct {
 	ids   map[string]int32
 	nodes []graphNode
+	links int
 }
+
+// maxGraphLinks bounds the links the graph keeps: 64 MiB of them.
+const maxGraphLinks = 1 << 23
 
 type graphNode struct {
 	url   string
@@ -41,7 +47,8 @@ type graphKid struct {
 
 func newLinkGraph() *linkGraph { return &linkGraph{ids: map[string]int32{}} }
 
-func (g *linkGraph) len() int { return len(g.nodes) }
+// full reports whether the graph holds as much as it may.
+func (g *linkGraph) full() bool { return len(g.nodes) > maxSeen || g.links > maxGraphLinks }
 
 // level returns the lowest level url was found at.
 func (g *linkGraph) level(url string) (int, bool) {
@@ -60,6 +67,9 @@ func (g *linkGraph) level(url string) (int, bool) {
 // no link (a start URL, or a page found before fetching ahead began).
 func (g *linkGraph) link(from string, fromLevel int, url string, level int, moved func(url string, level int)) (isNew bool, now int) {
 	pid, hasParent := g.ids[from]
+	if hasParent && g.nodes[pid].level > int32(fromLevel) {
+		g.lower(pid, int32(fromLevel), moved) // found lower since (a pass claimed it so)
+	}
 	delta := int32(min(max(level-fromLevel, 0), 1))
 	want := int32(level)
 	if hasParent {
@@ -73,6 +83,7 @@ func (g *linkGraph) link(from string, fromLevel int, url string, level int, move
 	}
 	if hasParent && pid != id {
 		g.nodes[pid].kids = append(g.nodes[pid].kids, graphKid{id, delta})
+		g.links++
 	}
 	if known && want < g.nodes[id].level {
 		g.lower(id, want, moved)
@@ -94,7 +105,9 @@ func (g *linkGraph) claimed(url string, level int, moved func(url string, level 
 }
 
 // lower moves id up to level and every URL below it up as far as its links
-// allow, breadth first (a forum's chains are thousands of links long).
+// allow, breadth first (a forum's chains are thousands of links long). A
+// URL reached by two paths may move, and be reported, twice; the list
+// keeps the lowest.
 func (g *linkGraph) lower(id, level int32, moved func(url string, level int)) {
 	g.nodes[id].level = level
 	moved(g.nodes[id].url, int(level))

@@ -30,7 +30,10 @@ func TestFirstMirrorLevels(t *testing.T) {
 			Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 50},
 			Starts: []string{srv.URL + "/"}, Concurrency: 16, Lease: time.Minute, UntilIdle: true,
 		}, l, m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
-		if _, err := e.Run(context.Background()); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := e.Run(ctx)
+		cancel()
+		if err != nil {
 			t.Fatal(err)
 		}
 		srv.Close()
@@ -71,7 +74,7 @@ func TestFirstMirrorLevels(t *testing.T) {
 
 // The graph moves a URL up with everything below it, each by its own link
 // (a page one level down, a requisite at its page's level), and reports
-// each move once.
+// the moves.
 func TestLinkGraphLowers(t *testing.T) {
 	g := newLinkGraph()
 	var moves []string
@@ -110,5 +113,18 @@ func TestLinkGraphLowers(t *testing.T) {
 	}
 	if lv, ok := g.level("d"); !ok || lv != 2 {
 		t.Errorf("level(d) = %d, %v", lv, ok)
+	}
+	// A page the graph knows deeper than it was fetched at moves up first.
+	moves = nil
+	g.claimed("x", 9, moved)
+	link("x", 9, "x/1", 10)
+	if isNew, lv := link("x", 3, "y", 4); !isNew || lv != 4 {
+		t.Errorf("y: new %v level %d, want new at 4", isNew, lv)
+	}
+	if want := []string{"x@3", "x/1@4"}; !slices.Equal(moves, want) {
+		t.Errorf("moves %v, want %v", moves, want)
+	}
+	if g.full() || g.links != 7 {
+		t.Errorf("full %v with %d links, want not full with 7", g.full(), g.links)
 	}
 }
