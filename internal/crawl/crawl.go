@@ -29,7 +29,9 @@
 // While the links found are mostly new to the list (a first mirror), links
 // are also fetched ahead of their claim and passes run as often as their
 // own cost allows (see ahead.go), so the depth of a site does not multiply
-// the time of a pass.
+// the time of a pass; meanwhile a graph of what was found keeps every
+// line's level the shortest link distance, whatever order the pages came
+// in (levels.go).
 package crawl
 
 import (
