@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -192,16 +193,9 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
+// union returns the names in a or b, sorted.
 func union(a, b map[string][]byte) []string {
-	var names []string
-	for n := range a {
-		names = append(names, n)
-	}
-	for n := range b {
-		if _, ok := a[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	return names
+	all := maps.Clone(a)
+	maps.Copy(all, b)
+	return slices.Sorted(maps.Keys(all))
 }

@@ -75,12 +75,7 @@ func (g *linkGraph) link(from string, fromLevel int, url string, level int, move
 	if hasParent {
 		want = min(want, g.nodes[pid].level+delta)
 	}
-	id, known := g.ids[url]
-	if !known {
-		id = int32(len(g.nodes))
-		g.ids[url] = id
-		g.nodes = append(g.nodes, graphNode{url: url, level: want})
-	}
+	id, known := g.node(url, want)
 	if hasParent && pid != id {
 		g.nodes[pid].kids = append(g.nodes[pid].kids, graphKid{id, delta})
 		g.links++
@@ -94,14 +89,20 @@ func (g *linkGraph) link(from string, fromLevel int, url string, level int, move
 // claimed notes a line that a pass claimed at level: a URL new to the
 // graph, or one that moves up (with what it leads to, reported to moved).
 func (g *linkGraph) claimed(url string, level int, moved func(url string, level int)) {
-	id, known := g.ids[url]
-	switch {
-	case !known:
-		g.ids[url] = int32(len(g.nodes))
-		g.nodes = append(g.nodes, graphNode{url: url, level: int32(level)})
-	case int32(level) < g.nodes[id].level:
+	if id, known := g.node(url, int32(level)); known && int32(level) < g.nodes[id].level {
 		g.lower(id, int32(level), moved)
 	}
+}
+
+// node returns url's node, made at level if the graph did not know url.
+func (g *linkGraph) node(url string, level int32) (id int32, known bool) {
+	if id, known = g.ids[url]; known {
+		return id, true
+	}
+	id = int32(len(g.nodes))
+	g.ids[url] = id
+	g.nodes = append(g.nodes, graphNode{url: url, level: level})
+	return id, false
 }
 
 // lower moves id up to level and every URL below it up as far as its links
