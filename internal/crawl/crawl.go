@@ -265,7 +265,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	for {
 		began := time.Now()
 		c, carried := e.cycle(first, len(inflight))
-		if err := e.runPass(ctx, c); err != nil {
+		if err := e.runPass(ctx, c, nil); err != nil {
 			if ctx.Err() == nil {
 				runErr = err
 			}
@@ -273,6 +273,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			break
 		}
 		first = false
+		// Passes driven by fetches ahead are spaced by their own cost, so
+		// the loop holds the list at most a fifth of the time.
+		spacing := max(4*time.Since(began), time.Millisecond)
 		e.beat(c.Now)
 		e.account(c)
 		e.kickPublish()
@@ -281,8 +284,8 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		}
 		e.adapt(c) // before the claims go out: their links follow the new setting
 		epoch := e.epoch.Load()
-		recs := e.records(c.Claimed)
 		mine := e.decide(carried, c.Claimed, epoch)
+		recs := e.records(c.Claimed, mine)
 		for _, en := range c.Claimed {
 			if en.Level == 0 {
 				e.widenScope(en.URL) // a start URL seeded while running
@@ -294,9 +297,6 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 				work <- job{en: en, epoch: epoch, rec: recs[en.URL]} // never blocks: in flight ≤ cap(work)
 			}
 		}
-		// Passes driven by fetches ahead are spaced by their own cost, so
-		// the loop holds the list at most a fifth of the time.
-		spacing := max(4*time.Since(began), time.Millisecond)
 		e.inFlight.Store(int64(len(inflight)))
 		e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 			"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
@@ -371,7 +371,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	c, _ := e.cycle(false, 0)
 	c.ReleaseOwn = true
 	c.Pick = nil
-	if err := e.runPass(lctx, c); err != nil {
+	if err := e.runPass(lctx, c, stopHistory); err != nil {
 		if runErr == nil {
 			runErr = fmt.Errorf("last pass: %w", err)
 		} else {
@@ -380,7 +380,6 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	} else {
 		e.account(c)
 	}
-	stopHistory()
 	<-published
 	e.sum.Elapsed = e.cfg.Now().Sub(e.started)
 	return e.sum, runErr

@@ -169,9 +169,22 @@ func clipHeader(v string) string {
 // nothing but an unconditional GET, a restarted 404 count or a forgotten
 // retry time (internal/meta). A copy is never at stake: the list alone
 // says which copies the mirror holds.
-func (e *Engine) runPass(ctx context.Context, c *list.Cycle) error {
-	e.hist.add(e.pendingHistory)
+//
+// The last pass of a run (last) also stores everything the historian
+// holds, beside the pass, and returns once both are done: the end of a run
+// waits for the longer of the two instead of both.
+func (e *Engine) runPass(ctx context.Context, c *list.Cycle, last func()) error {
+	e.hist.add(e.pendingHistory, e.queued.Load() == 0)
 	e.pendingHistory = nil
+	if last == nil {
+		return e.list.Run(ctx, c)
+	}
+	stored := make(chan struct{})
+	go func() {
+		defer close(stored)
+		last()
+	}()
+	defer func() { <-stored }()
 	return e.list.Run(ctx, c)
 }
 
@@ -190,15 +203,21 @@ type historian struct {
 
 const (
 	historyEvery = time.Second
+	historyIdle  = historyEvery / 8
 	historyBatch = 4096
 )
 
 // add queues records, and wakes the historian if a batch is due. Each
-// pass calls it, with records or without.
-func (h *historian) add(recs []meta.Record) {
+// pass calls it, with records or without. idle says the workers have
+// nothing left to fetch: the end of a crawl, or a pause in it. A batch is
+// then due sooner (historyIdle), so the records of a run's last second
+// are stored while its last fetches are committed, not after its last
+// pass.
+func (h *historian) add(recs []meta.Record, idle bool) {
 	h.mu.Lock()
 	h.queue = append(h.queue, recs...)
-	due := len(h.queue) > 0 && (len(h.queue) >= historyBatch || time.Since(h.last) >= historyEvery)
+	since := time.Since(h.last)
+	due := len(h.queue) > 0 && (len(h.queue) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
 	h.mu.Unlock()
 	if !due {
 		return
@@ -232,15 +251,19 @@ func (e *Engine) storeHistory() (stop func()) {
 	return func() { stopFlushes(); flush() }
 }
 
-// records returns the history of the claimed lines. Without it the lines
-// are fetched unconditionally, which is slower but correct.
-func (e *Engine) records(claimed []list.Entry) map[string]meta.Record {
-	if len(claimed) == 0 {
-		return nil
+// records returns the history of the claimed lines the workers are to
+// fetch, all but those fetched ahead (fetched): their fetch is over, and
+// reading their records could wait for the historian's write. Without it
+// the lines are fetched unconditionally, which is slower but correct.
+func (e *Engine) records(claimed []list.Entry, fetched map[string]bool) map[string]meta.Record {
+	var keys []string
+	for _, en := range claimed {
+		if !fetched[en.URL] {
+			keys = append(keys, en.URL)
+		}
 	}
-	keys := make([]string, len(claimed))
-	for i, en := range claimed {
-		keys[i] = en.URL
+	if len(keys) == 0 {
+		return nil
 	}
 	recs, err := e.cfg.Meta.Get(keys)
 	if err != nil {

@@ -333,7 +333,8 @@ func TestArchivedPageComesBackUnchanged(t *testing.T) {
 
 // The historian stores a batch at most every historyEvery, unless
 // historyBatch records wait: the first records wake it at once, the next
-// ones within the interval wait for more, and a full batch wakes it.
+// ones within the interval wait for more, and a full batch wakes it. With
+// the workers idle, historyIdle is enough.
 func TestHistorianBatches(t *testing.T) {
 	h := &historian{kick: make(chan struct{}, 1)}
 	woken := func() bool {
@@ -345,26 +346,35 @@ func TestHistorianBatches(t *testing.T) {
 		}
 	}
 	rec := []meta.Record{{URL: "http://h/a"}}
-	h.add(nil)
+	h.add(nil, true)
 	if woken() {
 		t.Fatal("woken with nothing queued")
 	}
-	h.add(rec)
+	h.add(rec, false)
 	if !woken() {
 		t.Fatal("first records: not woken")
 	}
 	h.queue, h.last = nil, time.Now() // as a flush does
-	h.add(rec)
+	h.add(rec, true)
 	if woken() {
 		t.Fatal("woken again within historyEvery for one record")
 	}
-	h.add(make([]meta.Record, historyBatch))
+	h.add(make([]meta.Record, historyBatch), false)
 	if !woken() {
 		t.Fatal("a full batch waiting: not woken")
 	}
 	h.last = time.Now().Add(-historyEvery)
-	h.add(nil)
+	h.add(nil, false)
 	if !woken() {
 		t.Fatal("records waiting past historyEvery: a pass without records did not wake it")
+	}
+	h.queue, h.last = rec, time.Now().Add(-historyIdle)
+	h.add(nil, false)
+	if woken() {
+		t.Fatal("woken past historyIdle with the workers busy")
+	}
+	h.add(nil, true)
+	if !woken() {
+		t.Fatal("records waiting past historyIdle with the workers idle: not woken")
 	}
 }
