@@ -2,6 +2,7 @@ package mirrorindex
 
 import (
 	"bytes"
+	"html"
 	"html/template"
 	"slices"
 	"sort"
@@ -11,12 +12,8 @@ import (
 )
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"href": func(file string) template.URL {
-		// Root pages link to files by their mirror path, escaped as
-		// rewrite.Rel escapes every link in the mirror.
-		return template.URL(rewrite.Rel(IndexPage, file))
-	},
+	"when": when,
+	"href": func(file string) template.URL { return template.URL(href(file)) },
 }).Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{{.}} — spider mirror</title>
@@ -44,17 +41,15 @@ td.n { text-align: right; }
 {{template "foot" .Now}}{{end}}
 {{define "recent"}}{{template "head" "Recent changes"}}
 <p>New, changed, archived and restored pages of the last 24 hours, newest first{{if .Cut}} (the latest {{.Max}}){{end}}.</p>
-{{if .Events}}<table>
+{{if .Rows}}<table>
 <tr><th>When</th><th>What</th><th>Page</th></tr>
-{{range .Events}}<tr{{if eq .Kind "archived"}} class="archived"{{end}}><td>{{when .Time}}</td><td>{{.Kind}}</td><td>{{if .File}}<a href="{{href .File}}">{{.File}}</a>{{else}}(copy removed){{end}}<br><span class="url">{{.URL}}</span></td></tr>
-{{end}}</table>{{else}}<p>No changes in the last 24 hours.</p>{{end}}
+{{.Rows}}</table>{{else}}<p>No changes in the last 24 hours.</p>{{end}}
 {{template "foot" .Now}}{{end}}
 {{define "archive"}}{{template "head" "Archive"}}
 <p>Pages removed from their site (it answered 404 or 410). Their last copy is kept, with a banner saying so; a page that comes back leaves this list. Newest first{{if .Cut}}, the latest {{.Max}}{{end}}.</p>
-{{if .Pages}}<table>
+{{if .Rows}}<table>
 <tr><th>Found gone</th><th>Page</th></tr>
-{{range .Pages}}<tr class="archived"><td>{{when .Time}}</td><td>{{if .File}}<a href="{{href .File}}">{{.File}}</a>{{else}}(copy removed){{end}}<br><span class="url">{{.URL}}</span></td></tr>
-{{end}}</table>{{else}}<p>No page has been archived.</p>{{end}}
+{{.Rows}}</table>{{else}}<p>No page has been archived.</p>{{end}}
 {{template "foot" .Now}}{{end}}
 `))
 
@@ -94,19 +89,59 @@ func renderRecent(log []Event, now time.Time) []byte {
 	}
 	// The log is in the order spiders published, not strictly by time.
 	sort.SliceStable(recent, func(i, j int) bool { return recent[i].Time.After(recent[j].Time) })
+	var b bytes.Buffer
+	for _, ev := range recent {
+		b.WriteString("<tr")
+		if ev.Kind == Archived {
+			b.WriteString(` class="archived"`)
+		}
+		b.WriteString("><td>" + when(ev.Time) + "</td><td>" + html.EscapeString(ev.Kind) + "</td>")
+		pageCell(&b, ev.File, ev.URL)
+	}
 	return render("recent", struct {
-		Events []Event
-		Cut    bool
-		Max    int
-		Now    time.Time
-	}{recent, len(recent) == MaxRecent, MaxRecent, now})
+		Rows template.HTML
+		Cut  bool
+		Max  int
+		Now  time.Time
+	}{template.HTML(b.String()), len(recent) == MaxRecent, MaxRecent, now})
 }
 
 func renderArchive(st *State, now time.Time) []byte {
+	var b bytes.Buffer
+	for _, p := range st.Archived {
+		b.WriteString(`<tr class="archived"><td>` + when(p.Time) + "</td>")
+		pageCell(&b, p.File, p.URL)
+	}
 	return render("archive", struct {
-		Pages []ArchivedPage
-		Cut   bool
-		Max   int
-		Now   time.Time
-	}{st.Archived, len(st.Archived) == MaxArchived, MaxArchived, now})
+		Rows template.HTML
+		Cut  bool
+		Max  int
+		Now  time.Time
+	}{template.HTML(b.String()), len(st.Archived) == MaxArchived, MaxArchived, now})
 }
+
+// The rows of recent.html and archive.html (up to MaxRecent and
+// MaxArchived) are written here rather than by a template range: the
+// template took 40 µs a row, 40 ms for each publish of a busy mirror,
+// mostly reflection. What the template's contextual escaping did is done
+// by hand: text and attribute values go through html.EscapeString, and a
+// link is a rewrite.Rel path (percent-escaped, never read as a scheme).
+
+// pageCell writes the cell linking a page's copy (or saying it was
+// removed) and its URL, and ends the row.
+func pageCell(b *bytes.Buffer, file, url string) {
+	b.WriteString("<td>")
+	if file != "" {
+		b.WriteString(`<a href="` + html.EscapeString(href(file)) + `">` + html.EscapeString(file) + "</a>")
+	} else {
+		b.WriteString("(copy removed)")
+	}
+	b.WriteString(`<br><span class="url">` + html.EscapeString(url) + "</span></td></tr>\n")
+}
+
+// when is how the root pages show a time.
+func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// href is the link from a root page to a file of the mirror: its mirror
+// path, escaped as rewrite.Rel escapes every link in the mirror.
+func href(file string) string { return rewrite.Rel(IndexPage, file) }
