@@ -100,7 +100,7 @@ func tableOf(t *testing.T, page []byte) string {
 
 // tokens returns the HTML tokens of s as a browser reads them: tags with
 // their attributes' values unescaped, and text unescaped. An href is
-// percent-decoded too: the template also escaped '(', ')' and '\” in
+// percent-decoded too: the template also escaped '(', ')' and the apostrophe in
 // links, where pageCell leaves them as rewrite.Rel wrote them (as every
 // link in the mirror has them); a browser opens the same file for both.
 func tokens(t *testing.T, s string) []string {
