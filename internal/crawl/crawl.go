@@ -120,7 +120,11 @@ type Engine struct {
 	// queued counts the jobs handed to the workers (claimed lines and
 	// fetches ahead) whose outcome finish has not taken yet: none means
 	// the workers wait for the next pass (passDue).
-	queued  atomic.Int64
+	queued atomic.Int64
+	// sent is how many claimed lines the last pass handed to the workers
+	// (loop only): a pass after one that sent none, with none queued, is
+	// the end of a crawl or a pause in it (historian.add).
+	sent    int
 	scopeMu sync.RWMutex
 	scope   map[string]bool
 	links   linkFiles // the files links lead to, while the scope stays (linkfiles.go)
@@ -286,6 +290,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		epoch := e.epoch.Load()
 		mine := e.decide(carried, c.Claimed, epoch)
 		recs := e.records(c.Claimed, mine)
+		e.sent = 0
 		for _, en := range c.Claimed {
 			if en.Level == 0 {
 				e.widenScope(en.URL) // a start URL seeded while running
@@ -294,6 +299,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 			if !mine[en.URL] {
 				e.claimedLine(en)
 				e.queued.Add(1)
+				e.sent++
 				work <- job{en: en, epoch: epoch, rec: recs[en.URL]} // never blocks: in flight ≤ cap(work)
 			}
 		}

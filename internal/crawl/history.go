@@ -174,7 +174,7 @@ func clipHeader(v string) string {
 // holds, beside the pass, and returns once both are done: the end of a run
 // waits for the longer of the two instead of both.
 func (e *Engine) runPass(ctx context.Context, c *list.Cycle, last func()) error {
-	e.hist.add(e.pendingHistory, e.queued.Load() == 0)
+	e.hist.add(e.pendingHistory, e.workersIdle())
 	e.pendingHistory = nil
 	if last == nil {
 		return e.list.Run(ctx, c)
@@ -187,6 +187,12 @@ func (e *Engine) runPass(ctx context.Context, c *list.Cycle, last func()) error 
 	defer func() { <-stored }()
 	return e.list.Run(ctx, c)
 }
+
+// workersIdle reports whether the workers have nothing to fetch and the
+// last pass gave them nothing: the end of a crawl, or a pause in it. A
+// refresh, whose passes wait for every claim to come back, has nothing
+// queued at each pass, but is idle only once a pass sends nothing.
+func (e *Engine) workersIdle() bool { return e.queued.Load() == 0 && e.sent == 0 }
 
 // historian stores history records beside the loop, in one transaction
 // per batch of whatever accumulated since the last one, at most every

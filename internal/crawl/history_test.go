@@ -378,3 +378,22 @@ func TestHistorianBatches(t *testing.T) {
 		t.Fatal("records waiting past historyIdle with the workers idle: not woken")
 	}
 }
+
+// The workers are idle for the historian only with nothing queued and
+// nothing sent by the last pass: a refresh's passes, which wait for every
+// claim to come back, are not idle while they still send claims.
+func TestWorkersIdle(t *testing.T) {
+	var e Engine
+	if !e.workersIdle() {
+		t.Error("nothing queued, nothing sent: not idle")
+	}
+	e.sent = 10
+	if e.workersIdle() {
+		t.Error("idle after a pass that sent claims (a refresh's pass)")
+	}
+	e.sent = 0
+	e.queued.Add(1)
+	if e.workersIdle() {
+		t.Error("idle with a job queued")
+	}
+}

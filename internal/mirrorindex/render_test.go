@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"golang.org/x/net/html"
 )
 
@@ -41,6 +42,7 @@ func hostileEvents() []Event {
 		"h/a?b=1&c=<2>.html",
 		"h/статья 'q'.html",
 		"javascript:alert(1)",
+		"h/x&amp;y&lt;z&#58;.html",
 		"", // copy removed
 	}
 	var evs []Event
@@ -83,6 +85,17 @@ func TestRowsMatchTemplate(t *testing.T) {
 	}
 	if bytes.Contains(got, []byte("<script")) || bytes.Contains(got, []byte("<img")) {
 		t.Errorf("a URL or file name came out as markup:\n%s", got)
+	}
+	// tokens compares links percent-decoded; each must also be exactly
+	// the escaped rewrite.Rel path, as every link in the mirror is.
+	for _, ev := range evs {
+		if ev.File == "" {
+			continue
+		}
+		a := `<a href="` + html.EscapeString(rewrite.Rel(IndexPage, ev.File)) + `">`
+		if !bytes.Contains(got, []byte(a)) {
+			t.Errorf("archive.html has no %s", a)
+		}
 	}
 }
 
