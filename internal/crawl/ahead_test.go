@@ -125,11 +125,13 @@ func TestFetchAheadBytes(t *testing.T) {
 
 // A pass waits for its spacing while fetches are queued for the workers,
 // and runs at once when none is: the workers then wait for it (the end of
-// a first mirror, whose last fetches ahead only a pass can claim).
+// a first mirror, whose last fetches ahead only a pass can claim). With
+// nothing left at all, a pass is due too: only it can tell that the crawl
+// is over (TestAheadLagLostLine hung without).
 func TestPassDueOnceWorkersWait(t *testing.T) {
 	v := newEnv(t)
 	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Concurrency: 2, Now: func() time.Time { return v.clock }},
+		Concurrency: 2, AheadLag: -1, Now: func() time.Time { return v.clock }},
 		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
 	e.mu.Lock()
 	e.setAhead(true)
@@ -154,8 +156,11 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 		t.Fatal("pass not due with no fetch left for the workers and two outcomes waiting for their claim")
 	}
 	e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, nil, 1)
-	if e.passDue(0, false) {
-		t.Fatal("pass due with nothing to record or claim")
+	if !e.passDue(0, false) {
+		t.Fatal("pass not due with nothing left at all: only a pass can tell that the crawl is over")
+	}
+	if e.passDue(1, false) {
+		t.Fatal("pass due with nothing to record, one claim in flight")
 	}
 }
 
@@ -209,5 +214,97 @@ func TestFetchAheadLowersLevel(t *testing.T) {
 	}
 	if n := v.hits("/x"); n != 1 {
 		t.Errorf("/x fetched %d times, want once", n)
+	}
+}
+
+// A page's last new link is fetched ahead at once and its other new links
+// AheadLag later, so their answers do not arrive with its own: with a lag
+// of 2 s, /a and /b are not asked for in the half second after /c (last on
+// the page) is; without one, all three are asked for together.
+func TestAheadLag(t *testing.T) {
+	for _, tc := range []struct {
+		lag      time.Duration
+		together bool
+	}{{2 * time.Second, false}, {-1, true}} {
+		t.Run(fmt.Sprint(tc.lag), func(t *testing.T) {
+			v := newEnv(t)
+			var (
+				mu           sync.Mutex
+				asked        = map[string]bool{}
+				one, both    = make(chan struct{}), make(chan struct{})
+				once1, once2 sync.Once
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				asked[r.URL.Path] = true
+				if asked["/a"] || asked["/b"] {
+					once1.Do(func() { close(one) })
+				}
+				if asked["/a"] && asked["/b"] {
+					once2.Do(func() { close(both) })
+				}
+				mu.Unlock()
+				if r.URL.Path == "/c" {
+					if tc.together {
+						select {
+						case <-both:
+						case <-time.After(10 * time.Second):
+							t.Error("no lag: /a and /b were not asked for while /c was")
+						}
+					} else {
+						select {
+						case <-one:
+							t.Errorf("lag %v: /a or /b asked for with /c, the page's last new link", tc.lag)
+						case <-time.After(500 * time.Millisecond):
+						}
+					}
+				}
+				v.site.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			v.base = srv.URL
+			v.site.set("/", 200, `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)
+			for _, p := range []string{"/a", "/b", "/c"} {
+				v.site.set(p, 200, p)
+			}
+			v.cfg = func(c *Config) { c.Concurrency, c.AheadLag = 4, tc.lag }
+			if sum := v.crawl(t, time.Hour); sum.Fetched != 4 {
+				t.Errorf("fetched %d pages, want 4", sum.Fetched)
+			}
+			for _, p := range []string{"/a", "/b", "/c"} {
+				if n := v.hits(p); n != 1 {
+					t.Errorf("%s fetched %d times, want once", p, n)
+				}
+			}
+		})
+	}
+}
+
+// A link whose fetch ahead waits out its lag is not fetched at all if a
+// pass meanwhile finds its line claimed by another live spider.
+func TestAheadLagLostLine(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/b">b</a> <a href="/c">c</a>`)
+	v.site.set("/b", 200, "b")
+	v.site.set("/c", 200, "c")
+	other, err := list.LockSpider(v.list.Path(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Unlock()
+	c := &list.Cycle{Spider: "other", Now: v.clock, Add: []list.Add{{URL: v.base + "/b", Level: 1}},
+		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock}}
+	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
+		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
+	}
+	v.cfg = func(c *Config) { c.AheadLag = 3 * time.Second }
+	if sum := v.crawl(t, time.Hour); sum.Fetched != 2 {
+		t.Errorf("fetched %d, want 2 (/ and /c)", sum.Fetched)
+	}
+	if n := v.hits("/b"); n != 0 {
+		t.Errorf("/b, claimed by another spider before its lag ran out, fetched %d times", n)
+	}
+	if en := v.line(t, v.base+"/b"); en.Spider != "other" || en.State != list.Claimed {
+		t.Errorf("/b after the crawl: %+v", en)
 	}
 }

@@ -64,6 +64,7 @@ type Config struct {
 	MaxLinks    int           // links taken from one page; 0 = 5000
 	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); 0 = 256×Concurrency if Delay is 0, else none; <0 = none
 	AheadBytes  int64         // bytes of copies fetched ahead held in memory for a pass to claim, past which fetching ahead pauses; 0 = 32 MiB
+	AheadLag    time.Duration // how much later than a page's last new link its other new links are fetched ahead (ahead.go); 0 = 1 ms; <0 = none
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight; 0 = 10s
@@ -193,6 +194,9 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	}
 	if cfg.AheadBytes == 0 {
 		cfg.AheadBytes = 32 << 20
+	}
+	if cfg.AheadLag == 0 {
+		cfg.AheadLag = defaultAheadLag
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
@@ -566,11 +570,16 @@ func (e *Engine) pending() int {
 // ahead, once spaced is true or no job is left for the workers, if
 // committed results wait to be recorded or lines fetched ahead wait for
 // their claim; otherwise once everything in flight has finished and been
-// committed.
+// committed. Once nothing at all is left (the last of it may have gone
+// without a result: a line fetched ahead that a pass could not claim, see
+// queueAhead), only a pass can tell whether the crawl is over.
 func (e *Engine) passDue(inflight int, spaced bool) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := len(e.results) // committed, to record
+	if p == 0 && inflight == 0 && e.queued.Load() == 0 && len(e.ahead) == 0 && len(e.ready) == 0 {
+		return true
+	}
 	if !e.aheadOn {
 		return p > 0 && p >= inflight
 	}
