@@ -88,9 +88,14 @@ func (e *Engine) addLinks(from list.Entry, adds []list.Add) {
 		if len(e.ahead) >= e.cfg.Ahead || e.aheadHeld >= e.cfg.AheadBytes || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
 			continue
 		}
+		if _, busy := e.ahead[a.URL]; busy {
+			continue // still under way from before the graph was reset (setAhead)
+		}
 		// Registered now, so that the next pass carries it whether or
-		// not its fetch has begun; the lines in e.ahead bound the tokens
-		// in aheadq, whose capacity is Config.Ahead: a send never blocks.
+		// not its fetch has begun. Each job on the stack has its own key
+		// in e.ahead until its fetch ends, and each token its job, so the
+		// tokens in aheadq are at most Config.Ahead, its capacity: a send
+		// never blocks.
 		e.queued.Add(1)
 		e.ahead[a.URL] = &aheadItem{}
 		jobs = append(jobs, job{en: list.Entry{URL: a.URL, Level: a.Level, State: list.Found}, epoch: e.epoch.Load(), ahead: true})
@@ -113,12 +118,13 @@ func (e *Engine) addLinks(from list.Entry, adds []list.Add) {
 }
 
 // queueAhead hands the workers the jobs of lines registered in e.ahead a
-// lag ago (addLinks), but those a pass meanwhile found it could not claim.
+// lag ago (addLinks), but those a pass meanwhile found it could not claim,
+// and, once the spider is stopping, those no pass claimed.
 func (e *Engine) queueAhead(jobs ...job) {
 	e.mu.Lock()
 	n := 0
 	for _, j := range jobs {
-		if it := e.ahead[j.en.URL]; it == nil || it.state == lost {
+		if it := e.ahead[j.en.URL]; it == nil || it.state == lost || e.stopping && it.state == undecided {
 			delete(e.ahead, j.en.URL)
 			e.queued.Add(-1)
 			continue

@@ -219,13 +219,13 @@ func TestFetchAheadLowersLevel(t *testing.T) {
 
 // A page's last new link is fetched ahead at once and its other new links
 // AheadLag later, so their answers do not arrive with its own: with a lag
-// of 2 s, /a and /b are not asked for in the half second after /c (last on
-// the page) is; without one, all three are asked for together.
+// of half a second, /a and /b are not asked for in the 200 ms after /c
+// (last on the page) is; without one, all three are asked for together.
 func TestAheadLag(t *testing.T) {
 	for _, tc := range []struct {
 		lag      time.Duration
 		together bool
-	}{{2 * time.Second, false}, {-1, true}} {
+	}{{500 * time.Millisecond, false}, {-1, true}} {
 		t.Run(fmt.Sprint(tc.lag), func(t *testing.T) {
 			v := newEnv(t)
 			var (
@@ -255,7 +255,7 @@ func TestAheadLag(t *testing.T) {
 						select {
 						case <-one:
 							t.Errorf("lag %v: /a or /b asked for with /c, the page's last new link", tc.lag)
-						case <-time.After(500 * time.Millisecond):
+						case <-time.After(200 * time.Millisecond):
 						}
 					}
 				}
@@ -297,7 +297,7 @@ func TestAheadLagLostLine(t *testing.T) {
 	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
 		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
 	}
-	v.cfg = func(c *Config) { c.AheadLag = 3 * time.Second }
+	v.cfg = func(c *Config) { c.AheadLag = time.Second }
 	if sum := v.crawl(t, time.Hour); sum.Fetched != 2 {
 		t.Errorf("fetched %d, want 2 (/ and /c)", sum.Fetched)
 	}
@@ -306,5 +306,29 @@ func TestAheadLagLostLine(t *testing.T) {
 	}
 	if en := v.line(t, v.base+"/b"); en.Spider != "other" || en.State != list.Claimed {
 		t.Errorf("/b after the crawl: %+v", en)
+	}
+}
+
+// A URL still being fetched ahead when fetching ahead went off and on
+// again (its link graph starts empty) is not registered a second time: a
+// second job would outnumber Config.Ahead's tokens, and its outcome would
+// overwrite the first's.
+func TestAheadAfterGraphReset(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Concurrency: 2, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	link := func() {
+		e.addLinks(list.Entry{URL: v.base + "/", Level: 0}, []list.Add{{URL: v.base + "/u", Level: 1}})
+	}
+	e.setAhead(true)
+	link()
+	e.setAhead(false)
+	e.setAhead(true)
+	link()
+	if len(e.stack) != 1 || len(e.aheadq) != 1 || e.queued.Load() != 1 {
+		t.Errorf("after a reset: %d jobs, %d tokens, %d queued; want 1 each", len(e.stack), len(e.aheadq), e.queued.Load())
 	}
 }
