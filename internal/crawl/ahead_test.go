@@ -50,22 +50,29 @@ func TestFetchAheadChain(t *testing.T) {
 	}
 }
 
+// claimAsOther adds the site's path to the list and claims it for a live
+// spider "other", which keeps its lock until the test ends.
+func (v *env) claimAsOther(t *testing.T, path string) {
+	t.Helper()
+	other, err := list.LockSpider(v.list.Path(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Unlock() })
+	c := &list.Cycle{Spider: "other", Now: v.clock, Add: []list.Add{{URL: v.base + path, Level: 1}},
+		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock}}
+	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
+		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
+	}
+}
+
 // A link fetched ahead whose line another live spider has claimed is not
 // written into the mirror, nor recorded: the line stays the other's.
 func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	v := newEnv(t)
 	v.site.set("/", 200, `<a href="/b">b</a>`)
 	v.site.set("/b", 200, "b, as this spider saw it")
-	other, err := list.LockSpider(v.list.Path(), "other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Unlock()
-	c := &list.Cycle{Spider: "other", Now: v.clock, Add: []list.Add{{URL: v.base + "/b", Level: 1}},
-		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock}}
-	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
-		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
-	}
+	v.claimAsOther(t, "/b")
 	sum := v.crawl(t, time.Hour)
 	if en := v.line(t, v.base+"/b"); en.Spider != "other" || en.State != list.Claimed || en.File != "" {
 		t.Errorf("/b after the crawl: %+v", en)
@@ -287,16 +294,7 @@ func TestAheadLagLostLine(t *testing.T) {
 	v.site.set("/", 200, `<a href="/b">b</a> <a href="/c">c</a>`)
 	v.site.set("/b", 200, "b")
 	v.site.set("/c", 200, "c")
-	other, err := list.LockSpider(v.list.Path(), "other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Unlock()
-	c := &list.Cycle{Spider: "other", Now: v.clock, Add: []list.Add{{URL: v.base + "/b", Level: 1}},
-		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock}}
-	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
-		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
-	}
+	v.claimAsOther(t, "/b")
 	v.cfg = func(c *Config) { c.AheadLag = time.Second }
 	if sum := v.crawl(t, time.Hour); sum.Fetched != 2 {
 		t.Errorf("fetched %d, want 2 (/ and /c)", sum.Fetched)
