@@ -577,7 +577,7 @@ func (e *Engine) passDue(inflight int, spaced bool) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := len(e.results) // committed, to record
-	if p == 0 && inflight == 0 && e.queued.Load() == 0 && len(e.ahead) == 0 && len(e.ready) == 0 {
+	if inflight == 0 && e.queued.Load() == 0 && len(e.ahead) == 0 && len(e.ready) == 0 {
 		return true
 	}
 	if !e.aheadOn {
