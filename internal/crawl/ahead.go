@@ -15,7 +15,9 @@ import (
 // pass has claimed them, and the next pass claims them first. A page
 // fetched ahead is written to the mirror only once claimed: its copy stays
 // in memory until the pass decides, and is discarded if the pass could not
-// claim the line (another spider holds it, or it is not due). Links of a
+// claim the line (another spider holds it, or it is not due), or if the
+// line turns out to have been visited before (visited): a page is fetched
+// ahead as if never seen, without its fetch history. Links of a
 // page fetched ahead are followed ahead at once, so the crawl of a chain
 // runs at the speed of the network while passes run beside it, as often as
 // their own cost allows.
@@ -23,7 +25,7 @@ import (
 // A fetch ahead that fails is recorded as any other once claimed (error,
 // or archived for 404 and 410), and forgotten otherwise. The cost of
 // fetching ahead is a request for each link that turns out not to be
-// claimable, and memory: the copies wait for the pass that claims their
+// claimable or to be a visited line, and memory: the copies wait for the pass that claims their
 // lines, at most Config.Ahead of them and Config.AheadBytes in all (past
 // either, fetching ahead pauses until a pass has taken them). It is on
 // only while at least half of the distinct links the last pass carried
@@ -229,14 +231,15 @@ func (e *Engine) undecided() map[string]bool {
 }
 
 // decide applies what a pass claimed to the lines fetched ahead that it
-// carried, and reports which claimed URLs were such lines.
+// carried, and reports which claimed URLs were such lines, but visited
+// ones: their outcomes are dropped, as those of lines not claimed are.
 func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int64) map[string]bool {
 	mine := map[string]bool{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, en := range claimed {
-		if !carried[en.URL] {
-			continue
+		if !carried[en.URL] || visited(en) {
+			continue // a visited line is fetched again, with its history
 		}
 		mine[en.URL] = true
 		it := e.ahead[en.URL]
@@ -264,6 +267,19 @@ func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int
 	return mine
 }
 
+// visited reports whether the line of a claimed entry may have a fetch
+// history: a copy, a visit recorded, or a state only a fetch gives. A page
+// fetched ahead was fetched without one, as a page never seen (no
+// conditional request, no retry time, counts from zero), so its answer is
+// taken only for a line that has none; a visited line is fetched again,
+// like any claimed line, with its history. That costs a request for each
+// link to a known page that a spider fetches ahead, which it does only
+// while most links are new to the list, and each URL once a run: it
+// happens where a first mirror is resumed.
+func visited(en list.Entry) bool {
+	return en.File != "" || !en.Modified.IsZero() || en.State != list.Found && en.State != list.Claimed
+}
+
 // aheadPicker claims the lines fetched ahead that a pass carries before
 // any other line, on top of the base picker's batch.
 type aheadPicker struct {
@@ -274,9 +290,11 @@ type aheadPicker struct {
 
 // Due lets a line fetched ahead be claimed whenever it is due, even if its
 // fetch failed meanwhile and put it in the retry backoff (Skip): its
-// outcome is in hand and only a claim lets the pass record it.
+// outcome is in hand and only a claim lets the pass record it. A visited
+// line's outcome is not taken (decide), so the backoff applies to it as
+// to any other line.
 func (k *aheadPicker) Due(e *list.Entry) bool {
-	if k.ahead[e.URL] {
+	if k.ahead[e.URL] && !visited(*e) {
 		return claim.Due(k.P, e, k.Now)
 	}
 	return k.Picker.Due(e)

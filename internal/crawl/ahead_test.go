@@ -12,6 +12,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -328,5 +329,71 @@ func TestAheadAfterGraphReset(t *testing.T) {
 	link()
 	if len(e.stack) != 1 || len(e.aheadq) != 1 || e.queued.Load() != 1 {
 		t.Errorf("after a reset: %d jobs, %d tokens, %d queued; want 1 each", len(e.stack), len(e.aheadq), e.queued.Load())
+	}
+}
+
+// A link fetched ahead whose line was fetched before, by an earlier run
+// (the link graph of a spider starts empty), keeps its history: the answer
+// fetched ahead is dropped once the pass sees the line's state, and the
+// line is fetched again as any claimed line is, with its fetch history. An
+// unchanged page is then not written again nor counted as changed, and its
+// attempt count goes on. That costs one request.
+func TestFetchAheadKeepsHistory(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a>`)
+	v.site.set("/a", 200, "a, the same in both runs")
+	v.cfg = func(c *Config) { c.Starts = []string{v.base + "/a"} }
+	if sum := v.crawl(t, time.Hour); sum.Fetched != 1 {
+		t.Fatalf("first crawl %+v, want /a fetched", sum)
+	}
+	first := v.clock
+	line := v.line(t, v.base+"/a")
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := chtimes(v.mdir, line.File, old); err != nil {
+		t.Fatal(err)
+	}
+	// "/", new, is claimed first (a line never fetched before the others
+	// of its level), alone; it links /a, which is fetched ahead: the next
+	// pass claims it first.
+	v.cfg = func(c *Config) { c.Profile.Batch = 1 }
+	v.clock = v.clock.Add(2 * time.Hour)
+	if sum := v.crawl(t, time.Hour); sum.Unchanged != 1 || sum.Fetched != 1 {
+		t.Errorf("second crawl %+v, want / fetched and /a unchanged", sum)
+	}
+	if hits := v.hits("/a"); hits != 3 {
+		t.Errorf("/a asked for %d times, want 3: first crawl, ahead, claimed", hits)
+	}
+	if fi, err := v.m.Stat(line.File); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("the unchanged copy of /a was written again (%v, %v)", fi.ModTime(), err)
+	}
+	recs, err := meta.Open(v.list.Path()+meta.Suffix, time.Second).Get([]string{v.base + "/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := recs[v.base+"/a"]; h.Attempts != 2 || !h.LastChanged.Equal(first) || h.Unchanged != 1 {
+		t.Errorf("history of /a: attempts %d, last changed %v, unchanged %d; want 2, %v, 1",
+			h.Attempts, h.LastChanged, h.Unchanged, first)
+	}
+}
+
+// A visited line whose fetch ahead failed is left alone for the rest of
+// the retry backoff, like any line that failed: it is not claimed to be
+// asked for again at once.
+func TestFetchAheadFailureBacksOffVisitedLine(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a>`)
+	v.site.set("/a", 500, "down")
+	v.cfg = func(c *Config) { c.Starts = []string{v.base + "/a"} }
+	if sum := v.crawl(t, time.Hour); sum.Errors != 1 {
+		t.Fatalf("first crawl %+v, want /a failed", sum)
+	}
+	v.cfg = func(c *Config) { c.Profile.Batch = 1 }
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	if hits := v.hits("/a"); hits != 2 {
+		t.Errorf("/a asked for %d times, want 2: first crawl, ahead", hits)
+	}
+	if en := v.line(t, v.base+"/a"); en.State != list.Error || en.Spider != "" {
+		t.Errorf("/a after the second crawl: %+v", en)
 	}
 }
