@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
@@ -92,6 +93,9 @@ func (e *Engine) addLinks(from list.Entry, adds []list.Add) {
 		}
 		if _, busy := e.ahead[a.URL]; busy {
 			continue // still under way from before the graph was reset (setAhead)
+		}
+		if e.known.has(a.URL) {
+			continue // visited: a pass claims it, with its history (known.go)
 		}
 		// Registered now, so that the next pass carries it whether or
 		// not its fetch has begun. Each job on the stack has its own key
@@ -335,17 +339,38 @@ func (e *Engine) levelNow(en list.Entry) int {
 }
 
 // adapt turns fetching ahead on while at least half of the distinct links
-// a pass carried were new to the list, and off otherwise.
-func (e *Engine) adapt(c *list.Cycle) {
-	distinct := make(map[string]bool, len(c.Add))
+// a pass carried that no pass of the run carried before were new to the
+// list, and off otherwise. Links carried before do not count: while
+// fetching ahead is off, a pass carries every link of every page, and the
+// links on every page (home, an index, a style sheet), known to the list,
+// would keep it off even where all the others are new, as at the frontier
+// of a resumed first mirror. A pass that carried nothing new to the run
+// changes nothing.
+//
+// When it turns fetching ahead on, it first reads the list's visited lines
+// into e.known, which fetching ahead then leaves alone.
+func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
+	fresh := 0
 	for _, a := range c.Add {
-		distinct[a.URL] = true
+		if !e.recent.seen(a.URL) {
+			fresh++
+		}
 	}
-	if len(distinct) == 0 {
+	if fresh == 0 {
 		return
 	}
+	on := 2*c.Stats.Added >= fresh
 	e.mu.Lock()
-	e.setAhead(2*c.Stats.Added >= len(distinct))
+	turning := on && !e.aheadOn && e.cfg.Ahead > 0
+	e.mu.Unlock()
+	if turning {
+		// e.known is read only while fetching ahead is on (addLinks).
+		if err := e.known.fill(ctx, e.list); err != nil && ctx.Err() == nil {
+			e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
+		}
+	}
+	e.mu.Lock()
+	e.setAhead(on)
 	e.mu.Unlock()
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/sitetest"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -332,12 +333,12 @@ func TestAheadAfterGraphReset(t *testing.T) {
 	}
 }
 
-// A link fetched ahead whose line was fetched before, by an earlier run
-// (the link graph of a spider starts empty), keeps its history: the answer
-// fetched ahead is dropped once the pass sees the line's state, and the
-// line is fetched again as any claimed line is, with its fetch history. An
-// unchanged page is then not written again nor counted as changed, and its
-// attempt count goes on. That costs one request.
+// A page the list holds from an earlier run is not fetched ahead when
+// a new page links it (knownLines): a pass claims it, with its fetch
+// history, so an unchanged page is not written again nor counted as
+// changed, and its attempt count goes on. Fetched ahead as a page never
+// seen, it was fetched once more, its history started over and its
+// unchanged copy was written again as a change.
 func TestFetchAheadKeepsHistory(t *testing.T) {
 	v := newEnv(t)
 	v.site.set("/", 200, `<a href="/a">a</a>`)
@@ -353,15 +354,14 @@ func TestFetchAheadKeepsHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "/", new, is claimed first (a line never fetched before the others
-	// of its level), alone; it links /a, which is fetched ahead: the next
-	// pass claims it first.
+	// of its level), alone, with fetching ahead on; it links /a.
 	v.cfg = func(c *Config) { c.Profile.Batch = 1 }
 	v.clock = v.clock.Add(2 * time.Hour)
 	if sum := v.crawl(t, time.Hour); sum.Unchanged != 1 || sum.Fetched != 1 {
 		t.Errorf("second crawl %+v, want / fetched and /a unchanged", sum)
 	}
-	if hits := v.hits("/a"); hits != 3 {
-		t.Errorf("/a asked for %d times, want 3: first crawl, ahead, claimed", hits)
+	if hits := v.hits("/a"); hits != 2 {
+		t.Errorf("/a asked for %d times, want 2: once a crawl", hits)
 	}
 	if fi, err := v.m.Stat(line.File); err != nil || !fi.ModTime().Equal(old) {
 		t.Errorf("the unchanged copy of /a was written again (%v, %v)", fi.ModTime(), err)
@@ -376,24 +376,141 @@ func TestFetchAheadKeepsHistory(t *testing.T) {
 	}
 }
 
-// A visited line whose fetch ahead failed is left alone for the rest of
-// the retry backoff, like any line that failed: it is not claimed to be
-// asked for again at once.
-func TestFetchAheadFailureBacksOffVisitedLine(t *testing.T) {
-	v := newEnv(t)
-	v.site.set("/", 200, `<a href="/a">a</a>`)
-	v.site.set("/a", 500, "down")
-	v.cfg = func(c *Config) { c.Starts = []string{v.base + "/a"} }
-	if sum := v.crawl(t, time.Hour); sum.Errors != 1 {
-		t.Fatalf("first crawl %+v, want /a failed", sum)
+// A line that was visited (by another spider, say) after knownLines was
+// read, and so fetched ahead, is fetched again with its history: decide
+// drops the answer fetched ahead, and the picker keeps such a line out of
+// a pass while its retry backoff lasts, like any other line.
+func TestAheadVisitedLine(t *testing.T) {
+	l, m, _ := openListMirror(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
+		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	fresh := list.Entry{URL: "http://h/new", Level: 1, State: list.Found}
+	visits := []list.Entry{
+		{URL: "http://h/copy", Level: 1, State: list.Downloaded, File: "h/copy.html", Modified: time.Unix(1e9, 0)},
+		{URL: "http://h/failed", Level: 1, State: list.Error, Modified: time.Unix(1e9, 0)},
+		{URL: "http://h/gone", Level: 1, State: list.Archived, File: "h/gone.html", Modified: time.Unix(1e9, 0)},
+		{URL: "http://h/denied", Level: 1, State: list.Disallowed, Modified: time.Unix(1e9, 0)},
 	}
-	v.cfg = func(c *Config) { c.Profile.Batch = 1 }
-	v.clock = v.clock.Add(2 * time.Hour)
-	v.crawl(t, time.Hour)
-	if hits := v.hits("/a"); hits != 2 {
-		t.Errorf("/a asked for %d times, want 2: first crawl, ahead", hits)
+	claimed := append([]list.Entry{fresh}, visits...)
+	carried := map[string]bool{}
+	e.mu.Lock()
+	for _, en := range claimed {
+		carried[en.URL] = true
+		e.ahead[en.URL] = &aheadItem{out: &outcome{res: list.Result{URL: en.URL, State: list.Downloaded}}}
+		e.sum.Fetched++
 	}
-	if en := v.line(t, v.base+"/a"); en.State != list.Error || en.Spider != "" {
-		t.Errorf("/a after the second crawl: %+v", en)
+	e.mu.Unlock()
+	mine := e.decide(carried, claimed, 1)
+	if !mine[fresh.URL] || len(mine) != 1 {
+		t.Errorf("lines whose answer fetched ahead is taken: %v, want only %s", mine, fresh.URL)
+	}
+	if len(e.ahead) != 0 || len(e.ready) != 1 || e.sum.Fetched != 1 {
+		t.Errorf("after the pass: %d fetched ahead, %d ready, %d counted fetched; want 0, 1, 1", len(e.ahead), len(e.ready), e.sum.Fetched)
+	}
+
+	skip := func(string) bool { return true } // every line in backoff
+	k := &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: time.Unix(2e9, 0), Skip: skip}, ahead: carried}
+	if !k.Due(&fresh) {
+		t.Error("a line never visited, fetched ahead, kept out by the retry backoff: its answer is in hand")
+	}
+	for _, en := range visits {
+		if k.Due(&en) {
+			t.Errorf("%s (%s) claimed in its retry backoff because it was fetched ahead", en.URL, en.State)
+		}
+	}
+}
+
+// Fetching ahead turns on once most of the links a pass carries that no
+// pass of the run carried before are new to the list. Links on every page
+// (home, the index, a style sheet) count once: while fetching ahead was
+// off they kept a resumed first mirror from ever turning it on, and it
+// crawled a 1,000-page chain a pass a page (4 times slower).
+func TestAdaptCountsLinksOnce(t *testing.T) {
+	l, m, _ := openListMirror(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
+		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	pass := func(added int, paths ...string) bool {
+		t.Helper()
+		c := &list.Cycle{}
+		for _, p := range paths {
+			c.Add = append(c.Add, list.Add{URL: "http://h" + p, Level: 1})
+		}
+		c.Stats.Added = added
+		e.adapt(context.Background(), c)
+		return e.aheadOn
+	}
+	every := []string{"/", "/forum/", "/site.css"}
+	if pass(0, append(every, "/t/1", "/t/2", "/t/1")...) {
+		t.Fatal("fetching ahead on after a pass of known links")
+	}
+	// The frontier of a resumed first mirror: three new pages, one known.
+	if !pass(3, append(every, "/forum/?page=2", "/t/3", "/t/4", "/t/5", "/t/3")...) {
+		t.Fatal("fetching ahead off after a pass whose links not seen before were mostly new")
+	}
+	// A refresh: links known to the list, not seen before in this run.
+	if pass(1, append(every, "/a/1", "/a/2", "/a/3", "/a/4", "/a/5")...) {
+		t.Fatal("fetching ahead on after a pass whose links not seen before were mostly known")
+	}
+}
+
+// A first mirror stopped after a few passes and started again goes on
+// fetching ahead from where it stopped: it neither crawls the rest of the
+// forum's chain of index pages a pass a page (fetching ahead stayed off
+// before adapt counted each link once) nor asks again for a page the list
+// holds a copy of (fetching ahead walked the mirrored part of the site
+// again before knownLines).
+func TestResumedFirstMirrorFetchesAhead(t *testing.T) {
+	site := sitetest.New(sitetest.Options{Topics: 1000}) // 100 index pages in a chain
+	srv := httptest.NewServer(site.Handler())
+	defer srv.Close()
+	l, m, _ := openListMirror(t)
+	run := func(maxCycles int) Summary {
+		t.Helper()
+		e := New(Config{
+			Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 50},
+			Starts: []string{srv.URL + "/"}, Concurrency: 8, Lease: time.Minute, UntilIdle: true, MaxCycles: maxCycles,
+		}, l, m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		sum, err := e.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	run(3)
+	copies := map[string]bool{}
+	l.Scan(context.Background(), func(e *list.Entry) error {
+		if e.File != "" {
+			copies[strings.TrimPrefix(e.URL, srv.URL)] = true
+		}
+		return nil
+	})
+	before := len(site.Requests())
+	sum := run(0)
+	t.Logf("%d copies after the first run; the rest took %d passes", len(copies), sum.Cycles)
+	if sum.Cycles > 40 {
+		t.Errorf("the rest of the first mirror took %d passes; fetching ahead, a few dozen at most", sum.Cycles)
+	}
+	again := 0
+	for _, r := range site.Requests()[before:] {
+		if copies[r.Path] {
+			again++
+		}
+	}
+	if again > 0 {
+		t.Errorf("%d requests for pages the list held a copy of already (of %d)", again, len(copies))
+	}
+	var missing int
+	l.Scan(context.Background(), func(e *list.Entry) error {
+		if e.State != list.Downloaded {
+			missing++
+		}
+		return nil
+	})
+	if missing > 0 || len(copies) == 0 {
+		t.Errorf("%d lines without a copy at the end; %d copies after the first run", missing, len(copies))
 	}
 }

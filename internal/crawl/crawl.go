@@ -143,6 +143,9 @@ type Engine struct {
 	lastBeat atomic.Int64
 	epoch    atomic.Int64
 
+	recent recentLinks // links the run's passes carried (adapt); owned by the Run loop
+	known  knownLines  // the list's visited lines; written while fetching ahead is off, read while on
+
 	mu        sync.Mutex           // guards the fields below
 	results   []list.Result        // committed, for the next pass
 	ready     []*outcome           // finished fetches of claimed lines, for the next group commit
@@ -290,7 +293,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		for _, r := range c.Results {
 			delete(inflight, r.URL)
 		}
-		e.adapt(c) // before the claims go out: their links follow the new setting
+		e.adapt(ctx, c) // before the claims go out: their links follow the new setting
 		epoch := e.epoch.Load()
 		mine := e.decide(carried, c.Claimed, epoch)
 		recs := e.records(c.Claimed, mine)

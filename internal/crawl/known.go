@@ -1,0 +1,73 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// knownBits is the size of a knownLines filter: 2^24 bits, 2 MiB. With
+// two bits a URL, one URL in 100 that the list does not hold is taken for
+// a known one at a million visited lines, one in five at five million.
+const knownBits = 1 << 24
+
+// knownLines is a Bloom filter of the URLs of the list's visited lines
+// (visited), which the spider does not fetch ahead: their answers could
+// not be used (decide), and the links of such pages, mostly known too,
+// would walk the part of the site mirrored already. It is filled from the
+// list each time fetching ahead turns on, which for a resumed first mirror
+// is when its passes reach the frontier. A URL taken for a known one
+// wrongly is only not fetched ahead: a pass claims it as any other line.
+// Owned by the Run loop while it fills it; read under Engine.mu.
+type knownLines struct {
+	seed maphash.Seed
+	bits []uint64
+	n    int // URLs added
+}
+
+// fill adds the visited lines of l, read in chunks so that other spiders'
+// passes are not held up for a large list. A list rewritten meanwhile
+// (ErrReplaced) ends the read early: what was read is kept.
+func (k *knownLines) fill(ctx context.Context, l *list.List) error {
+	if k.bits == nil {
+		k.seed, k.bits = maphash.MakeSeed(), make([]uint64, knownBits/64)
+	}
+	for off := int64(0); ; {
+		next, err := l.ScanChunk(ctx, off, 4<<20, func(e *list.Entry) error {
+			if visited(*e) {
+				k.add(e.URL)
+			}
+			return nil
+		})
+		if errors.Is(err, list.ErrReplaced) {
+			return nil
+		}
+		if err != nil || next == off {
+			return err
+		}
+		off = next
+	}
+}
+
+func (k *knownLines) add(url string) {
+	a, b := k.slots(url)
+	k.bits[a/64] |= 1 << (a % 64)
+	k.bits[b/64] |= 1 << (b % 64)
+	k.n++
+}
+
+// has reports whether url may be a visited line: false for certain if not.
+func (k *knownLines) has(url string) bool {
+	if k.n == 0 {
+		return false
+	}
+	a, b := k.slots(url)
+	return k.bits[a/64]&(1<<(a%64)) != 0 && k.bits[b/64]&(1<<(b%64)) != 0
+}
+
+func (k *knownLines) slots(url string) (a, b uint64) {
+	h := maphash.String(k.seed, url)
+	return h % knownBits, (h >> 32) % knownBits
+}

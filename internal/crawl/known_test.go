@@ -1,0 +1,64 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// knownLines holds every visited line of the list and no other, but for
+// its rare false positives: never a false negative.
+func TestKnownLines(t *testing.T) {
+	l, _, _ := openListMirror(t)
+	var adds []list.Add
+	var results []list.Result
+	for i := range 20000 {
+		u := fmt.Sprintf("http://h/p/%d", i)
+		adds = append(adds, list.Add{URL: u, Level: 1})
+		if i%2 == 0 {
+			results = append(results, list.Result{URL: u, State: list.Downloaded, File: fmt.Sprintf("h/p/%d.html", i)})
+		}
+	}
+	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	if err := l.Run(context.Background(), &list.Cycle{Spider: "s", Now: now, Add: adds}); err != nil {
+		t.Fatal(err)
+	}
+	var k knownLines
+	if k.has("http://h/p/0") {
+		t.Error("an empty filter knows a URL")
+	}
+	// Results are recorded for lines the spider claimed: record them as
+	// a pass of another kind would, by claiming them all first.
+	if err := l.Run(context.Background(), &list.Cycle{Spider: "s", Now: now, Pick: claimAll{}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Run(context.Background(), &list.Cycle{Spider: "s", Now: now, Results: results}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.fill(context.Background(), l); err != nil {
+		t.Fatal(err)
+	}
+	falsePos := 0
+	for i := range 20000 {
+		u := fmt.Sprintf("http://h/p/%d", i)
+		switch {
+		case i%2 == 0 && !k.has(u):
+			t.Fatalf("%s, downloaded, not known", u)
+		case i%2 == 1 && k.has(u):
+			falsePos++
+		}
+	}
+	if k.n != 10000 || falsePos > 10 {
+		t.Errorf("%d URLs added, %d of 10,000 unvisited taken for known; want 10,000 and about none", k.n, falsePos)
+	}
+}
+
+// claimAll claims every line.
+type claimAll struct{}
+
+func (claimAll) Due(*list.Entry) bool       { return true }
+func (claimAll) Less(a, b *list.Entry) bool { return a.URL < b.URL }
+func (claimAll) Max() int                   { return 1 << 20 }
