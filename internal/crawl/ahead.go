@@ -24,13 +24,16 @@ import (
 // their own cost allows.
 //
 // A fetch ahead that fails is recorded as any other once claimed (error,
-// or archived for 404 and 410), and forgotten otherwise. The cost of
-// fetching ahead is a request for each link that turns out not to be
-// claimable or to be a visited line, and memory: the copies wait for the pass that claims their
-// lines, at most Config.Ahead of them and Config.AheadBytes in all (past
-// either, fetching ahead pauses until a pass has taken them). It is on
-// only while at least half of the distinct links the last pass carried
-// were new to the list, which is so for a first mirror and not for a
+// or archived for 404 and 410), unless the line was visited, and forgotten
+// otherwise. The cost of fetching ahead is a request for each link that
+// turns out not to be claimable or to be a visited line (rare: the
+// visited lines are read from the list when fetching ahead turns on, and
+// not fetched ahead, known.go), and memory: the copies wait for the pass
+// that claims their lines, at most Config.Ahead of them and
+// Config.AheadBytes in all (past either, fetching ahead pauses until a
+// pass has taken them). It is on only while at least half of the distinct
+// links a pass carried for the first time in the run were new to the list
+// (adapt), which is so for a first mirror, resumed or not, and not for a
 // refresh.
 
 // aheadItem is a line fetched ahead, from its link until its outcome is
@@ -208,13 +211,15 @@ func (e *Engine) drop(o *outcome) {
 	switch o.res.State {
 	case list.Downloaded:
 		e.sum.Fetched--
+		if o.rec != nil {
+			e.sum.Bytes -= o.rec.Size // as store counted it: the body served, not the copy
+		}
 	case list.Archived:
 		e.sum.Archived--
 	case list.Error:
 		e.sum.Errors--
-	}
-	if o.copy != nil {
-		e.sum.Bytes -= int64(len(o.copy.body))
+	case list.Disallowed:
+		e.sum.Disallowed--
 	}
 }
 
@@ -276,10 +281,11 @@ func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int
 // fetched ahead was fetched without one, as a page never seen (no
 // conditional request, no retry time, counts from zero), so its answer is
 // taken only for a line that has none; a visited line is fetched again,
-// like any claimed line, with its history. That costs a request for each
-// link to a known page that a spider fetches ahead, which it does only
-// while most links are new to the list, and each URL once a run: it
-// happens where a first mirror is resumed.
+// like any claimed line, with its history, and if it is claimed while its
+// fetch ahead still runs, both requests run at once (each job keeps its
+// own copy: finish). Fetching ahead leaves the lines it knows visited
+// alone (known.go), so this is for lines visited after it read the list,
+// by another spider.
 func visited(en list.Entry) bool {
 	return en.File != "" || !en.Modified.IsZero() || en.State != list.Found && en.State != list.Claimed
 }

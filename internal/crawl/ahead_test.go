@@ -122,9 +122,9 @@ func TestFetchAheadBytes(t *testing.T) {
 		t.Fatalf("with 1200 bytes held (cap 1000): %d links fetched ahead, %d bytes held; want 2, 1200", len(e.stack), e.aheadHeld)
 	}
 	// The pass claims /a and loses /b to another spider: both copies leave.
-	e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, []list.Entry{{URL: v.base + "/a"}}, 1)
-	if e.aheadHeld != 0 {
-		t.Fatalf("%d bytes held after the pass, want 0", e.aheadHeld)
+	mine := e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, []list.Entry{{URL: v.base + "/a", Level: 1, State: list.Found}}, 1)
+	if e.aheadHeld != 0 || !mine[v.base+"/a"] || len(e.ready) != 1 || e.ready[0].res.URL != v.base+"/a" {
+		t.Fatalf("after the pass: %d bytes held, claimed %v, %d ready; want 0, /a, /a", e.aheadHeld, mine, len(e.ready))
 	}
 	link("/d")
 	if len(e.stack) != 3 {
@@ -154,7 +154,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 	}
 	finish := func() {
 		j := e.nextAhead()
-		e.finish(j, list.Result{URL: j.en.URL, State: list.Error}, nil, nil)
+		e.finish(j, list.Result{URL: j.en.URL, State: list.Error}, nil, nil, nil)
 	}
 	finish()
 	if e.passDue(0, false) {
@@ -397,16 +397,28 @@ func TestAheadVisitedLine(t *testing.T) {
 	e.mu.Lock()
 	for _, en := range claimed {
 		carried[en.URL] = true
-		e.ahead[en.URL] = &aheadItem{out: &outcome{res: list.Result{URL: en.URL, State: list.Downloaded}}}
-		e.sum.Fetched++
+		o := &outcome{res: list.Result{URL: en.URL, State: list.Downloaded}, rec: &meta.Record{Size: 100},
+			copy: &pageCopy{body: make([]byte, 150)}} // a copy rewritten longer than the body served
+		if en.State == list.Disallowed {
+			o = &outcome{res: list.Result{URL: en.URL, State: list.Disallowed}}
+			e.sum.Disallowed++
+		} else {
+			e.sum.Fetched++
+			e.sum.Bytes += 100
+		}
+		e.ahead[en.URL] = &aheadItem{out: o}
 	}
 	e.mu.Unlock()
 	mine := e.decide(carried, claimed, 1)
 	if !mine[fresh.URL] || len(mine) != 1 {
 		t.Errorf("lines whose answer fetched ahead is taken: %v, want only %s", mine, fresh.URL)
 	}
-	if len(e.ahead) != 0 || len(e.ready) != 1 || e.sum.Fetched != 1 {
-		t.Errorf("after the pass: %d fetched ahead, %d ready, %d counted fetched; want 0, 1, 1", len(e.ahead), len(e.ready), e.sum.Fetched)
+	if len(e.ahead) != 0 || len(e.ready) != 1 {
+		t.Errorf("after the pass: %d fetched ahead, %d ready; want 0, 1", len(e.ahead), len(e.ready))
+	}
+	if s := e.sum; s.Fetched != 1 || s.Bytes != 100 || s.Disallowed != 0 {
+		t.Errorf("counted after the pass: %d fetched, %d bytes, %d disallowed; want the new line's alone: 1, 100, 0",
+			s.Fetched, s.Bytes, s.Disallowed)
 	}
 
 	skip := func(string) bool { return true } // every line in backoff
@@ -512,5 +524,26 @@ func TestResumedFirstMirrorFetchesAhead(t *testing.T) {
 	})
 	if missing > 0 || len(copies) == 0 {
 		t.Errorf("%d lines without a copy at the end; %d copies after the first run", missing, len(copies))
+	}
+}
+
+// A claimed line held in the retry backoff, because its fetch ahead failed
+// after the pass took its snapshot of the backoff, is handed back
+// unfetched, not asked for again at once.
+func TestClaimHeldInBackoffIsHandedBack(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/a", 500, "down")
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+	e.retry.hold(v.base+"/a", v.clock.Add(time.Minute))
+	e.queued.Add(1)
+	en := list.Entry{URL: v.base + "/a", Level: 1, State: list.Error, Modified: v.clock.Add(-time.Hour)}
+	e.process(context.Background(), context.Background(), job{en: en, epoch: e.epoch.Load()})
+	if hits := v.hits("/a"); hits != 0 {
+		t.Errorf("/a asked for %d times in its backoff", hits)
+	}
+	if len(e.ready) != 1 || e.ready[0].res.State != 0 || e.ready[0].rec != nil {
+		t.Errorf("outcome %+v, want the line handed back unfetched", e.ready)
 	}
 }

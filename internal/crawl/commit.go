@@ -28,34 +28,28 @@ func (o *outcome) size() int64 {
 	return int64(len(o.copy.body))
 }
 
-// pageCopy is a page's copy waiting for the group commit.
+// pageCopy is a page's copy waiting for the group commit. The loop writes
+// the copies of a group one after the other: workers creating files in one
+// directory at once contend for its lock in the kernel, which spins.
 type pageCopy struct {
 	file string
 	body []byte
 	ev   mirrorindex.Event // noted for the mirror's index once committed
 }
 
-// stage keeps the copy of the page at url, to be written at file by the
-// group commit before the next pass. Called by store. The loop writes the
-// copies of a group one after the other: workers creating files in one
-// directory at once contend for its lock in the kernel, which spins.
-func (e *Engine) stage(url, file string, body []byte, ev mirrorindex.Event) error {
-	e.mu.Lock()
-	e.staged[url] = &pageCopy{file, body, ev}
-	e.mu.Unlock()
-	return nil
-}
-
 // finish takes the result of a job and the links it found: links are
 // queued for the next pass (and some fetched ahead, see ahead.go); the
 // result waits for the group commit, or, for a line fetched ahead whose
 // claim is not decided yet, for the pass that decides it.
-func (e *Engine) finish(j job, res list.Result, adds []list.Add, rec *meta.Record) {
+//
+// The copy, if any, is the job's own, handed over by its worker: never a
+// map keyed by URL, since a line claimed while its fetch ahead still runs
+// (decide) is fetched twice at once.
+func (e *Engine) finish(j job, res list.Result, adds []list.Add, rec *meta.Record, cp *pageCopy) {
 	e.mu.Lock()
-	o := &outcome{res: res, copy: e.staged[res.URL], epoch: j.epoch, rec: rec}
-	delete(e.staged, res.URL)
+	o := &outcome{res: res, copy: cp, epoch: j.epoch, rec: rec}
 	if res.State != list.Downloaded {
-		o.copy = nil // cannot happen: only a stored page stages a copy
+		o.copy = nil // cannot happen: only a stored page has a copy
 	}
 	e.addLinks(j.en, adds)
 	if j.ahead {

@@ -146,10 +146,9 @@ type Engine struct {
 	recent recentLinks // links the run's passes carried (adapt); owned by the Run loop
 	known  knownLines  // the list's visited lines; written while fetching ahead is off, read while on
 
-	mu        sync.Mutex           // guards the fields below
-	results   []list.Result        // committed, for the next pass
-	ready     []*outcome           // finished fetches of claimed lines, for the next group commit
-	staged    map[string]*pageCopy // copies kept by store, until finish
+	mu        sync.Mutex    // guards the fields below
+	results   []list.Result // committed, for the next pass
+	ready     []*outcome    // finished fetches of claimed lines, for the next group commit
 	adds      []list.Add
 	ahead     map[string]*aheadItem // lines fetched ahead, until their outcome is handed on
 	aheadq    chan struct{}         // a token for each job in stack
@@ -219,7 +218,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	e := &Engine{
 		cfg: cfg, list: l, mirror: m, log: cfg.Logger, scope: scope,
 		polite: newPoliteness(cfg, l.Path()), retry: newBackoff(),
-		wake: make(chan struct{}, 1), commits: make(chan struct{}, 1), staged: map[string]*pageCopy{},
+		wake: make(chan struct{}, 1), commits: make(chan struct{}, 1),
 		ahead: map[string]*aheadItem{}, aheadq: make(chan struct{}, max(cfg.Ahead, 0)),
 	}
 	e.fetch = f.WithFollow(e.inScope) // redirects never leave the scope
@@ -238,8 +237,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	stopHistory := sync.OnceFunc(e.storeHistory()) // after the last pass: stores what is left
 	defer stopHistory()
 	// In flight: at most a batch of claims, plus the lines fetched ahead
-	// that a pass claimed, plus a batch of claims that replace lines
-	// fetched ahead the pass could not claim.
+	// that a pass claimed (those visited before go to the workers, the
+	// others' outcomes are in hand), plus a batch of claims that replace
+	// lines fetched ahead the pass could not claim.
 	work := make(chan job, max(e.cfg.Profile.Batch, 1)*2+max(e.cfg.Ahead, 0))
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()

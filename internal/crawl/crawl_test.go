@@ -236,7 +236,7 @@ func TestStalledSpiderDoesNotWrite(t *testing.T) {
 	en := list.Entry{URL: v.base + "/", Level: 0}
 	e.beat(v.clock.Add(-2 * time.Minute))
 	old := e.epoch.Load()
-	if res, adds := e.store(job{en: en, epoch: old}, page("old"), &meta.Record{}, v.clock); res.State != 0 || adds != nil {
+	if res, adds, cp := e.store(job{en: en, epoch: old}, page("old"), &meta.Record{}, v.clock); res.State != 0 || adds != nil || cp != nil {
 		t.Errorf("stalled spider recorded %+v, %v", res, adds)
 	}
 	if _, err := v.m.Stat("127.0.0.1"); err == nil {
@@ -246,14 +246,14 @@ func TestStalledSpiderDoesNotWrite(t *testing.T) {
 	if e.epoch.Load() == old {
 		t.Fatal("a gap longer than half the lease did not start a new epoch")
 	}
-	if res, _ := e.store(job{en: en, epoch: old}, page("old"), &meta.Record{}, v.clock); res.State != 0 {
+	if res, _, cp := e.store(job{en: en, epoch: old}, page("old"), &meta.Record{}, v.clock); res.State != 0 || cp != nil {
 		t.Errorf("claim from before the gap recorded %+v", res)
 	}
-	if res, _ := e.store(job{en: en, epoch: e.epoch.Load()}, page("new"), &meta.Record{}, v.clock); res.State != list.Downloaded {
+	if res, _, _ := e.store(job{en: en, epoch: e.epoch.Load()}, page("new"), &meta.Record{}, v.clock); res.State != list.Downloaded {
 		t.Errorf("fresh claim: %+v", res)
 	}
 	e.beat(v.clock.Add(20 * time.Second)) // a normal gap keeps the epoch
-	if res, _ := e.store(job{en: en, epoch: e.epoch.Load()}, page("new"), &meta.Record{}, v.clock.Add(20*time.Second)); res.State != list.Downloaded {
+	if res, _, _ := e.store(job{en: en, epoch: e.epoch.Load()}, page("new"), &meta.Record{}, v.clock.Add(20*time.Second)); res.State != list.Downloaded {
 		t.Errorf("after a normal beat: %+v", res)
 	}
 }

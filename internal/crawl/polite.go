@@ -239,6 +239,14 @@ func (b *backoff) ok(url string) {
 	delete(b.until, url)
 }
 
+// held reports whether url waits in the backoff at now.
+func (b *backoff) held(url string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, ok := b.until[url]
+	return ok && now.Before(t)
+}
+
 // skip returns the Picker veto for a pass at now.
 func (b *backoff) skip(now time.Time) func(string) bool {
 	b.mu.Lock()

@@ -20,7 +20,8 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	res := list.Result{URL: en.URL} // State 0: returned unfetched
 	var adds []list.Add
 	var rec *meta.Record
-	defer func() { e.finish(j, res, adds, rec) }()
+	var cp *pageCopy
+	defer func() { e.finish(j, res, adds, rec, cp) }()
 	if runCtx.Err() != nil || ctx.Err() != nil {
 		return
 	}
@@ -28,6 +29,11 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		// Another spider (or this one before a restart) failed here
 		// recently: hand the line back and leave it alone until then.
 		e.retry.hold(en.URL, j.rec.RetryAt)
+		return
+	} else if !j.ahead && e.retry.held(en.URL, now) {
+		// Its fetch ahead failed after the pass that claimed it took
+		// its snapshot of the backoff (a visited line's answer fetched
+		// ahead is not used, decide): hand it back too.
 		return
 	}
 	// ctx (not runCtx): when the stop grace runs out, a job waiting for
@@ -61,7 +67,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		// The page's links take its level now (levels.go); finish
 		// (deferred) records them as links of j.en at that level.
 		j.en.Level = e.levelNow(j.en)
-		res, adds = e.store(j, resp, rec, now)
+		res, adds, cp = e.store(j, resp, rec, now)
 		if res.State == 0 {
 			rec = nil // dropped: another spider may own the line now
 		}
@@ -115,10 +121,11 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 	}
 }
 
-// store writes a fetched page into the mirror and extracts its links. A
-// body identical to the last one (same checksum) with its copy in place is
-// not written again: the copy's time advances.
-func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.Time) (list.Result, []list.Add) {
+// store makes the copy of a fetched page that the group commit writes into
+// the mirror before the next pass, and extracts its links. A body
+// identical to the last one (same checksum) with its copy in place is not
+// written again (no copy): the copy's time advances.
+func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.Time) (list.Result, []list.Add, *pageCopy) {
 	en := j.en
 	res := list.Result{URL: en.URL}
 	var adds []list.Add
@@ -134,7 +141,7 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 		// another spider since; this copy may be older. Hand the line back.
 		e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", en.URL)
 		*rec = j.rec
-		return res, nil
+		return res, nil, nil
 	}
 	sum := checksum(resp.Body)
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
@@ -143,7 +150,7 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 		e.retry.ok(en.URL)
 		res.State, res.File, res.Modified = list.Downloaded, file, now
 		e.count(func(s *Summary) { s.Unchanged++ })
-		return res, adds
+		return res, adds, nil
 	}
 	var body []byte
 	var links []extract.Link
@@ -151,19 +158,17 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 	if err == nil {
 		body, links, linksErr, err = e.transform(file, resp)
 	}
-	if err == nil {
-		// Committed before the pass that records it (commit.go); the
-		// mirror's index hears of the change once it is on disk.
-		err = e.stage(en.URL, file, body, e.change(en, file, body, now))
-	}
 	if err != nil {
 		*rec = failed(*rec, err, now)
 		res.State = list.Error
 		e.retry.hold(en.URL, rec.RetryAt)
 		e.count(func(s *Summary) { s.Errors++ })
 		e.log.Error("mirror write failed", "url", en.URL, "err", err)
-		return res, adds
+		return res, adds, nil
 	}
+	// Committed before the pass that records it (commit.go); the mirror's
+	// index hears of the change once it is on disk.
+	cp := &pageCopy{file, body, e.change(en, file, body, now)}
 	*rec = fetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
 	res.State, res.File, res.Modified = list.Downloaded, file, now
@@ -182,7 +187,7 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 			adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
 	}
-	return res, adds
+	return res, adds, cp
 }
 
 func isHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
