@@ -351,10 +351,13 @@ func (e *Engine) levelNow(en list.Entry) int {
 // links on every page (home, an index, a style sheet), known to the list,
 // would keep it off even where all the others are new, as at the frontier
 // of a resumed first mirror. A pass that carried nothing new to the run
-// changes nothing.
+// changes nothing. Turning it on takes minFresh such links, so that a new
+// page or two in a refresh does not, unless the list held nothing before
+// the pass (a first mirror's first pass carries its start URLs alone).
 //
 // When it turns fetching ahead on, it first reads the list's visited lines
-// into e.known, which fetching ahead then leaves alone.
+// into e.known, which fetching ahead then leaves alone. Only adapt turns
+// it on, so it stays off while the list is read.
 func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
 	fresh := 0
 	for _, a := range c.Add {
@@ -365,20 +368,26 @@ func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
 	if fresh == 0 {
 		return
 	}
-	on := 2*c.Stats.Added >= fresh
+	on := 2*c.Stats.Added >= fresh && (fresh >= minFresh || c.Stats.Lines == c.Stats.Added)
 	e.mu.Lock()
-	turning := on && !e.aheadOn && e.cfg.Ahead > 0
+	if !on || e.aheadOn || e.cfg.Ahead <= 0 {
+		e.setAhead(on)
+		e.mu.Unlock()
+		return
+	}
 	e.mu.Unlock()
-	if turning {
-		// e.known is read only while fetching ahead is on (addLinks).
-		if err := e.known.fill(ctx, e.list); err != nil && ctx.Err() == nil {
-			e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
-		}
+	// e.known is read only while fetching ahead is on (addLinks).
+	if err := e.known.fill(ctx, e.list); err != nil && ctx.Err() == nil {
+		e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
 	}
 	e.mu.Lock()
-	e.setAhead(on)
+	e.setAhead(true)
 	e.mu.Unlock()
 }
+
+// minFresh is how many links new to the run a pass must carry for adapt to
+// turn fetching ahead on (but in a list empty before the pass).
+const minFresh = 8
 
 // aheadAlive returns how many lines fetched ahead are not handed on yet.
 func (e *Engine) aheadAlive() int {

@@ -1,8 +1,10 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,7 +74,16 @@ func (v *env) claimAsOther(t *testing.T, path string) {
 // written into the mirror, nor recorded: the line stays the other's.
 func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	v := newEnv(t)
-	v.site.set("/", 200, `<a href="/b">b</a>`)
+	// The list holds a line already (/b), so fetching ahead turns on only
+	// once a pass carries minFresh new links: those of "/". The first of
+	// them links /b.
+	var home strings.Builder
+	for i := range minFresh {
+		fmt.Fprintf(&home, `<a href="/p/%d">%d</a> `, i, i)
+		v.site.set(fmt.Sprintf("/p/%d", i), 200, "p")
+	}
+	v.site.set("/", 200, home.String())
+	v.site.set("/p/0", 200, `<a href="/b">b</a>`)
 	v.site.set("/b", 200, "b, as this spider saw it")
 	v.claimAsOther(t, "/b")
 	sum := v.crawl(t, time.Hour)
@@ -82,8 +93,8 @@ func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	if _, err := v.m.Stat(strings.TrimPrefix(v.base, "http://") + "/b.html"); err == nil {
 		t.Error("the copy of a line fetched ahead but claimed by another spider was written")
 	}
-	if sum.Fetched != 1 {
-		t.Errorf("fetched %d, want 1 (the home page)", sum.Fetched)
+	if sum.Fetched != 1+minFresh {
+		t.Errorf("fetched %d, want %d (the home page and its links but /b)", sum.Fetched, 1+minFresh)
 	}
 	v.site.mu.Lock()
 	defer v.site.mu.Unlock()
@@ -434,36 +445,60 @@ func TestAheadVisitedLine(t *testing.T) {
 }
 
 // Fetching ahead turns on once most of the links a pass carries that no
-// pass of the run carried before are new to the list. Links on every page
-// (home, the index, a style sheet) count once: while fetching ahead was
-// off they kept a resumed first mirror from ever turning it on, and it
-// crawled a 1,000-page chain a pass a page (4 times slower).
+// pass of the run carried before are new to the list, and there are
+// minFresh of them, or the list was empty. Links on every page (home, the
+// index, a style sheet) count once: while fetching ahead was off they kept
+// a resumed first mirror from ever turning it on, and it crawled a
+// 1,000-page chain a pass a page (4 times slower).
 func TestAdaptCountsLinksOnce(t *testing.T) {
 	l, m, _ := openListMirror(t)
 	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
 		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
 		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	lines := 100
 	pass := func(added int, paths ...string) bool {
 		t.Helper()
 		c := &list.Cycle{}
 		for _, p := range paths {
 			c.Add = append(c.Add, list.Add{URL: "http://h" + p, Level: 1})
 		}
-		c.Stats.Added = added
+		lines += added
+		c.Stats.Added, c.Stats.Lines = added, lines
 		e.adapt(context.Background(), c)
 		return e.aheadOn
 	}
 	every := []string{"/", "/forum/", "/site.css"}
+	pages := func(prefix string, n int) []string {
+		var p []string
+		for i := range n {
+			p = append(p, fmt.Sprintf("%s/%d", prefix, i))
+		}
+		return p
+	}
 	if pass(0, append(every, "/t/1", "/t/2", "/t/1")...) {
 		t.Fatal("fetching ahead on after a pass of known links")
 	}
-	// The frontier of a resumed first mirror: three new pages, one known.
-	if !pass(3, append(every, "/forum/?page=2", "/t/3", "/t/4", "/t/5", "/t/3")...) {
+	// The frontier of a resumed first mirror: ten new pages, the known
+	// ones again, and one known page not carried before.
+	if !pass(10, append(append(every, "/forum/?page=2"), pages("/n", 10)...)...) {
 		t.Fatal("fetching ahead off after a pass whose links not seen before were mostly new")
 	}
 	// A refresh: links known to the list, not seen before in this run.
-	if pass(1, append(every, "/a/1", "/a/2", "/a/3", "/a/4", "/a/5")...) {
+	if pass(1, append(append(every, "/r/new"), pages("/a", 5)...)...) {
 		t.Fatal("fetching ahead on after a pass whose links not seen before were mostly known")
+	}
+	// A refresh that finds a new page or two: too few to fetch ahead for.
+	if pass(2, append(every, "/r/new/1", "/r/new/2")...) {
+		t.Fatal("fetching ahead on for two new links")
+	}
+	// A new list: its first pass carries the start URL alone.
+	l2, m2, _ := openListMirror(t)
+	e = New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
+		l2, m2, fetch.New(fetch.Options{UserAgent: "test"}))
+	lines = 0
+	if !pass(1, "/") {
+		t.Fatal("fetching ahead off after the first pass of a first mirror")
 	}
 }
 
@@ -474,15 +509,20 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 // holds a copy of (fetching ahead walked the mirrored part of the site
 // again before knownLines).
 func TestResumedFirstMirrorFetchesAhead(t *testing.T) {
-	site := sitetest.New(sitetest.Options{Topics: 1000}) // 100 index pages in a chain
+	// 100 index pages in a chain; a millisecond a request keeps the first
+	// run's three passes from fetching much of it ahead.
+	site := sitetest.New(sitetest.Options{Topics: 1000, Latency: time.Millisecond})
 	srv := httptest.NewServer(site.Handler())
 	defer srv.Close()
 	l, m, _ := openListMirror(t)
+	var log bytes.Buffer
 	run := func(maxCycles int) Summary {
 		t.Helper()
+		log.Reset()
 		e := New(Config{
 			Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 50},
 			Starts: []string{srv.URL + "/"}, Concurrency: 8, Lease: time.Minute, UntilIdle: true, MaxCycles: maxCycles,
+			Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		}, l, m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -502,9 +542,12 @@ func TestResumedFirstMirrorFetchesAhead(t *testing.T) {
 	})
 	before := len(site.Requests())
 	sum := run(0)
-	t.Logf("%d copies after the first run; the rest took %d passes", len(copies), sum.Cycles)
-	if sum.Cycles > 40 {
-		t.Errorf("the rest of the first mirror took %d passes; fetching ahead, a few dozen at most", sum.Cycles)
+	t.Logf("%d copies after the first run; the rest, %d pages, took %d passes", len(copies), sum.Fetched, sum.Cycles)
+	if sum.Fetched < 700 {
+		t.Fatalf("the second run fetched %d pages: too few to tell", sum.Fetched)
+	}
+	if !strings.Contains(log.String(), `msg="fetching ahead" on=true`) {
+		t.Errorf("the second run never fetched ahead (%d passes)", sum.Cycles)
 	}
 	again := 0
 	for _, r := range site.Requests()[before:] {

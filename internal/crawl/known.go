@@ -27,23 +27,35 @@ type knownLines struct {
 	n    int // URLs added
 }
 
+// knownChunk is how much of the list fill reads under one lock.
+var knownChunk = 4 << 20 // tests shrink it
+
 // fill adds the visited lines of l, read in chunks so that other spiders'
 // passes are not held up for a large list. A list rewritten meanwhile
-// (ErrReplaced) ends the read early: what was read is kept.
+// (ErrReplaced: another spider compacted it, or its pass rewrote it) is
+// read again from the start, up to three times; what was read is kept.
 func (k *knownLines) fill(ctx context.Context, l *list.List) error {
 	if k.bits == nil {
 		k.seed, k.bits = maphash.MakeSeed(), make([]uint64, knownBits/64)
 	}
+	var err error
+	for range 3 {
+		if err = k.read(ctx, l); !errors.Is(err, list.ErrReplaced) {
+			return err
+		}
+	}
+	return err
+}
+
+// read is one reading of the list for fill.
+func (k *knownLines) read(ctx context.Context, l *list.List) error {
 	for off := int64(0); ; {
-		next, err := l.ScanChunk(ctx, off, 4<<20, func(e *list.Entry) error {
+		next, err := l.ScanChunk(ctx, off, knownChunk, func(e *list.Entry) error {
 			if visited(*e) {
 				k.add(e.URL)
 			}
 			return nil
 		})
-		if errors.Is(err, list.ErrReplaced) {
-			return nil
-		}
 		if err != nil || next == off {
 			return err
 		}

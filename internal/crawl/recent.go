@@ -23,7 +23,7 @@ func (r *recentLinks) seen(url string) bool {
 		r.seed, r.slots = maphash.MakeSeed(), make([]uint64, recentSlots)
 	}
 	h := maphash.String(r.seed, url) | 1 // 0 is an empty slot
-	i := h & (recentSlots - 1)
+	i := (h >> 1) & (recentSlots - 1)    // not bit 0, which is always 1
 	if r.slots[i] == h {
 		return true
 	}
