@@ -27,8 +27,12 @@ type knownLines struct {
 	n    int // URLs added
 }
 
-// knownChunk is how much of the list fill reads under one lock.
-var knownChunk = 4 << 20 // tests shrink it
+// knownChunk is how much of the list fill reads under one lock; between
+// two chunks, betweenChunks runs. Tests change both.
+var (
+	knownChunk    = 4 << 20
+	betweenChunks = func() {}
+)
 
 // fill adds the visited lines of l, read in chunks so that other spiders'
 // passes are not held up for a large list. A list rewritten meanwhile
@@ -60,6 +64,7 @@ func (k *knownLines) read(ctx context.Context, l *list.List) error {
 			return err
 		}
 		off = next
+		betweenChunks()
 	}
 }
 

@@ -65,3 +65,42 @@ type claimAll struct{}
 func (claimAll) Due(*list.Entry) bool       { return true }
 func (claimAll) Less(a, b *list.Entry) bool { return a.URL < b.URL }
 func (claimAll) Max() int                   { return 1 << 20 }
+
+// A list rewritten by another spider while knownLines reads it (between two
+// chunks) is read again from the start: no visited line is missed.
+func TestKnownLinesListRewritten(t *testing.T) {
+	l, _, _ := openListMirror(t)
+	var adds []list.Add
+	var results []list.Result
+	for i := range 2000 {
+		u := fmt.Sprintf("http://h/p/%d", i)
+		adds = append(adds, list.Add{URL: u, Level: 1})
+		results = append(results, list.Result{URL: u, State: list.Downloaded, File: fmt.Sprintf("h/p/%d.html", i)})
+	}
+	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	for _, c := range []*list.Cycle{{Add: adds}, {Pick: claimAll{}}, {Results: results}} {
+		c.Spider, c.Now = "s", now
+		if err := l.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(c int, f func()) { knownChunk, betweenChunks = c, f }(knownChunk, betweenChunks)
+	knownChunk = 4 << 10
+	compactions := 0
+	betweenChunks = func() {
+		if compactions++; compactions == 3 {
+			if _, err := l.Compact(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	var k knownLines
+	if err := k.fill(context.Background(), l); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		if u := fmt.Sprintf("http://h/p/%d", i); !k.has(u) {
+			t.Fatalf("%s, downloaded, not known after the list was rewritten during the read", u)
+		}
+	}
+}
