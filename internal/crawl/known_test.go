@@ -13,34 +13,13 @@ import (
 // its rare false positives: never a false negative, however many chunks
 // the list is read in.
 func TestKnownLines(t *testing.T) {
-	l, _, _ := openListMirror(t)
-	var adds []list.Add
-	var results []list.Result
-	for i := range 20000 {
-		u := fmt.Sprintf("http://h/p/%d", i)
-		adds = append(adds, list.Add{URL: u, Level: 1})
-		if i%2 == 0 {
-			results = append(results, list.Result{URL: u, State: list.Downloaded, File: fmt.Sprintf("h/p/%d.html", i)})
-		}
-	}
-	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
-	if err := l.Run(context.Background(), &list.Cycle{Spider: "s", Now: now, Add: adds}); err != nil {
-		t.Fatal(err)
-	}
-	defer func(c int) { knownChunk = c }(knownChunk)
-	knownChunk = 4 << 10 // about 400 chunks
 	var k knownLines
 	if k.has("http://h/p/0") {
 		t.Error("an empty filter knows a URL")
 	}
-	// Results are recorded for lines the spider claimed: record them as
-	// a pass of another kind would, by claiming them all first.
-	if err := l.Run(context.Background(), &list.Cycle{Spider: "s", Now: now, Pick: claimAll{}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Run(context.Background(), &list.Cycle{Spider: "s", Now: now, Results: results}); err != nil {
-		t.Fatal(err)
-	}
+	l := listOfPages(t, 20000, 2)
+	defer func(c int) { knownChunk = c }(knownChunk)
+	knownChunk = 4 << 10 // about 400 chunks
 	if err := k.fill(context.Background(), l); err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +38,32 @@ func TestKnownLines(t *testing.T) {
 	}
 }
 
+// listOfPages returns a list of n pages, http://h/p/0 to n-1, every
+// every-th of them downloaded (the first too), the others found.
+func listOfPages(t *testing.T, n, every int) *list.List {
+	t.Helper()
+	l, _, _ := openListMirror(t)
+	var adds []list.Add
+	var results []list.Result
+	for i := range n {
+		u := fmt.Sprintf("http://h/p/%d", i)
+		adds = append(adds, list.Add{URL: u, Level: 1})
+		if i%every == 0 {
+			results = append(results, list.Result{URL: u, State: list.Downloaded, File: fmt.Sprintf("h/p/%d.html", i)})
+		}
+	}
+	// Results are recorded for lines the spider claimed: all are claimed
+	// first.
+	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	for _, c := range []*list.Cycle{{Add: adds}, {Pick: claimAll{}}, {Results: results}} {
+		c.Spider, c.Now = "s", now
+		if err := l.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
 // claimAll claims every line.
 type claimAll struct{}
 
@@ -69,21 +74,7 @@ func (claimAll) Max() int                   { return 1 << 20 }
 // A list rewritten by another spider while knownLines reads it (between two
 // chunks) is read again from the start: no visited line is missed.
 func TestKnownLinesListRewritten(t *testing.T) {
-	l, _, _ := openListMirror(t)
-	var adds []list.Add
-	var results []list.Result
-	for i := range 2000 {
-		u := fmt.Sprintf("http://h/p/%d", i)
-		adds = append(adds, list.Add{URL: u, Level: 1})
-		results = append(results, list.Result{URL: u, State: list.Downloaded, File: fmt.Sprintf("h/p/%d.html", i)})
-	}
-	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
-	for _, c := range []*list.Cycle{{Add: adds}, {Pick: claimAll{}}, {Results: results}} {
-		c.Spider, c.Now = "s", now
-		if err := l.Run(context.Background(), c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	l := listOfPages(t, 2000, 1)
 	defer func(c int, f func()) { knownChunk, betweenChunks = c, f }(knownChunk, betweenChunks)
 	knownChunk = 4 << 10
 	compactions := 0

@@ -11,10 +11,13 @@ import (
 	"github.com/spider-mirror/spider/internal/rewrite"
 )
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
+// funcs are the functions the pages' templates call.
+var funcs = template.FuncMap{
 	"when": when,
 	"href": func(file string) template.URL { return template.URL(href(file)) },
-}).Parse(`{{define "head"}}<!DOCTYPE html>
+}
+
+var pages = template.Must(template.New("").Funcs(funcs).Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{{.}} — spider mirror</title>
 <style>

@@ -18,10 +18,7 @@ import (
 // templateRows is how the rows of recent.html and archive.html were made
 // before pageCell: html/template, whose contextual escaping the hand-made
 // rows must match.
-var templateRows = template.Must(template.New("").Funcs(template.FuncMap{
-	"when": when,
-	"href": func(file string) template.URL { return template.URL(href(file)) },
-}).Parse(`{{define "recent"}}{{range .}}<tr{{if eq .Kind "archived"}} class="archived"{{end}}><td>{{when .Time}}</td><td>{{.Kind}}</td><td>{{if .File}}<a href="{{href .File}}">{{.File}}</a>{{else}}(copy removed){{end}}<br><span class="url">{{.URL}}</span></td></tr>
+var templateRows = template.Must(template.New("").Funcs(funcs).Parse(`{{define "recent"}}{{range .}}<tr{{if eq .Kind "archived"}} class="archived"{{end}}><td>{{when .Time}}</td><td>{{.Kind}}</td><td>{{if .File}}<a href="{{href .File}}">{{.File}}</a>{{else}}(copy removed){{end}}<br><span class="url">{{.URL}}</span></td></tr>
 {{end}}{{end}}
 {{define "archive"}}{{range .}}<tr class="archived"><td>{{when .Time}}</td><td>{{if .File}}<a href="{{href .File}}">{{.File}}</a>{{else}}(copy removed){{end}}<br><span class="url">{{.URL}}</span></td></tr>
 {{end}}{{end}}`))
