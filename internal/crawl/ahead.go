@@ -353,7 +353,8 @@ func (e *Engine) levelNow(en list.Entry) int {
 // of a resumed first mirror. A pass that carried nothing new to the run
 // changes nothing. Turning it on takes minFresh such links, so that a new
 // page or two in a refresh does not, unless the list held nothing before
-// the pass (a first mirror's first pass carries its start URLs alone).
+// the pass (a first mirror's first pass carries its start URLs alone);
+// once on, it stays on for fewer.
 //
 // When it turns fetching ahead on, it first reads the list's visited lines
 // into e.known, which fetching ahead then leaves alone. Only adapt turns
@@ -368,7 +369,7 @@ func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
 	if fresh == 0 {
 		return
 	}
-	on := 2*c.Stats.Added >= fresh && (fresh >= minFresh || c.Stats.Lines == c.Stats.Added)
+	on := 2*c.Stats.Added >= fresh
 	e.mu.Lock()
 	if !on || e.aheadOn || e.cfg.Ahead <= 0 {
 		e.setAhead(on)
@@ -376,6 +377,9 @@ func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
 		return
 	}
 	e.mu.Unlock()
+	if fresh < minFresh && c.Stats.Lines != c.Stats.Added {
+		return // too few to turn it on for; it stays off
+	}
 	// e.known is read only while fetching ahead is on (addLinks).
 	if err := e.known.fill(ctx, e.list); err != nil && ctx.Err() == nil {
 		e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)

@@ -483,6 +483,10 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 	if !pass(10, append(append(every, "/forum/?page=2"), pages("/n", 10)...)...) {
 		t.Fatal("fetching ahead off after a pass whose links not seen before were mostly new")
 	}
+	// Once on, a pass with fewer new links, all new, keeps it on.
+	if !pass(2, "/n2/1", "/n2/2") {
+		t.Fatal("fetching ahead turned off by a pass whose two links not seen before were new")
+	}
 	// A refresh: links known to the list, not seen before in this run.
 	if pass(1, append(append(every, "/r/new"), pages("/a", 5)...)...) {
 		t.Fatal("fetching ahead on after a pass whose links not seen before were mostly known")
