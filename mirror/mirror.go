@@ -239,6 +239,19 @@ func Open(dir string) (*Mirror, error) {
 	return m, nil
 }
 
+// OpenSwept opens the mirror directory dir, which must exist, as Open
+// does but without looking for crashed writers' temp files: for another
+// process writing for one that has just opened it with Open (a helper,
+// internal/writer), where a second walk of the whole mirror would only
+// cost time.
+func OpenSwept(dir string) (*Mirror, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: open %s: %w", dir, err)
+	}
+	return &Mirror{dir: dir, root: root}, nil
+}
+
 // Close closes the mirror. It must not run concurrently with other methods.
 func (m *Mirror) Close() error {
 	if m.rootf != nil {

@@ -304,3 +304,34 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("temp files left: %q", got)
 	}
 }
+
+// TestOpenSwept: a second Mirror of a swept directory leaves every file
+// alone, stale temp files included, and writes like any.
+func TestOpenSwept(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, tempPrefix+"0123456789abcdef")
+	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * staleAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenSwept(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("OpenSwept removed a temp file: %v", err)
+	}
+	if err := m.Write("h/p.html", []byte("page")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "h", "p.html")); string(b) != "page" {
+		t.Fatalf("h/p.html: %q, %v", b, err)
+	}
+	if _, err := OpenSwept(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("OpenSwept of a missing directory succeeded")
+	}
+}

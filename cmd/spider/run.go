@@ -16,6 +16,7 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/urlkey"
+	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -141,6 +142,13 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return hintErr{err, "check --mirror: the directory must be writable"}
 	}
 	defer m.Close()
+	// The pages' copies are written by a helper process at idle CPU
+	// priority, where the system allows (internal/writer).
+	w, err := writer.Start(m, writer.Options{Logger: log})
+	if err != nil {
+		log.Debug("mirror written by this process", "why", err)
+	}
+	defer w.Close()
 
 	if s.For > 0 {
 		var cancel context.CancelFunc
@@ -156,7 +164,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
 		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
-		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
+		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames}, Writer: w,
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost,
 	}, l, m, fetch.New(s.Fetch))

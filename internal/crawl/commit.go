@@ -5,6 +5,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
+	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -109,7 +110,8 @@ func beside(kick <-chan struct{}, do func()) (stop func()) {
 }
 
 // commit makes the copies of every ready outcome durable in one group
-// (mirror.Commit) and moves their results to the next pass. A copy whose
+// (Config.Writer, in a helper process at idle priority where it can) and
+// moves their results to the next pass. A copy whose
 // claim may have been taken back meanwhile (see voided) is discarded and
 // its line handed back; a copy that fails to commit makes an error result.
 func (e *Engine) commit() {
@@ -131,8 +133,8 @@ func (e *Engine) commit() {
 		e.count(func(s *Summary) { s.Errors++; s.Fetched-- })
 		e.log.Error("mirror write failed", "url", o.res.URL, "err", err)
 	}
-	g := e.mirror.Group()
 	var owners []*outcome
+	var files []writer.File
 	for _, o := range ready {
 		if o.copy == nil {
 			continue
@@ -143,14 +145,10 @@ func (e *Engine) commit() {
 			e.count(func(s *Summary) { s.Fetched-- })
 			continue
 		}
-		if _, err := g.Stage(o.copy.file, o.copy.body); err != nil {
-			fail(o, err)
-			o.copy = nil
-			continue
-		}
 		owners = append(owners, o)
+		files = append(files, writer.File{Rel: o.copy.file, Data: o.copy.body})
 	}
-	for i, err := range g.Commit() {
+	for i, err := range e.cfg.Writer.Commit(files) {
 		if err != nil {
 			fail(owners[i], err)
 			owners[i].copy = nil

@@ -47,6 +47,7 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -72,8 +73,9 @@ type Config struct {
 	Now         func() time.Time
 
 	// Mirror presentation (archive.go, page.go).
-	RemoveArchived bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
-	Layout         mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
+	RemoveArchived bool           // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
+	Layout         mirror.Layout  // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
+	Writer         *writer.Writer // commits the pages' copies (commit.go); nil = writer.Local: in this process
 
 	// Fetch history (history.go).
 	Meta         *meta.Store   // nil = LIST.meta beside the list
@@ -222,6 +224,9 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		ahead: map[string]*aheadItem{}, aheadq: make(chan struct{}, max(cfg.Ahead, 0)),
 	}
 	e.fetch = f.WithFollow(e.inScope) // redirects never leave the scope
+	if e.cfg.Writer == nil {
+		e.cfg.Writer = writer.Local(m)
+	}
 	return e
 }
 

@@ -1,0 +1,52 @@
+//go:build linux
+
+package writer
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// idleSupported reports whether this system has an idle scheduling class
+// a process can put itself in.
+const idleSupported = true
+
+// setIdle puts every thread of the process in the SCHED_IDLE class, and
+// reports whether it could. Threads the Go runtime starts later are
+// created by these and inherit it; the list of threads is read until a
+// reading finds none new.
+func setIdle() bool {
+	done := map[int]bool{}
+	for {
+		ents, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return false
+		}
+		fresh := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			fresh = true
+			err = unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0)
+			if err != nil && err != unix.ESRCH { // ESRCH: the thread ended meanwhile
+				return false
+			}
+			done[tid] = true
+		}
+		if !fresh {
+			return true
+		}
+	}
+}
+
+// helperAttr makes the kernel kill the helper when its caller dies: it
+// would exit at the end of its input anyway, but at idle priority on a busy
+// machine it might write for a while first.
+func helperAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

@@ -1,0 +1,137 @@
+package writer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// The helper's protocol, on its stdin and stdout: after starting, the
+// helper writes one byte, 1 if it runs at idle priority and 0 if not. Then
+// each group is a count and that many files, each a name (relative to the
+// mirror root) and its bytes, every number an unsigned varint and every
+// string preceded by its length; the answer is a count, equal to the
+// group's, and one message per file, empty for a file that is durable
+// under its name.
+
+// Limits on what either side reads, far above what a crawler sends (names
+// of a few hundred bytes, pages capped by fetch's body limit), so that a
+// corrupted stream is an error; a length is believed only as its bytes
+// arrive (readBytes).
+const (
+	maxGroup = 1 << 20
+	maxName  = 1 << 16
+	maxData  = 1 << 31
+)
+
+var errWire = errors.New("writer: malformed stream")
+
+// appendGroup appends the encoding of files to b.
+func appendGroup(b []byte, files []File) []byte {
+	b = binary.AppendUvarint(b, uint64(len(files)))
+	for _, f := range files {
+		b = binary.AppendUvarint(b, uint64(len(f.Rel)))
+		b = append(b, f.Rel...)
+		b = binary.AppendUvarint(b, uint64(len(f.Data)))
+		b = append(b, f.Data...)
+	}
+	return b
+}
+
+// readGroup reads one group. io.EOF means the stream ended cleanly
+// between groups.
+func readGroup(r *bufio.Reader) ([]File, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, err // io.EOF before a group: the end
+	}
+	if n > maxGroup {
+		return nil, fmt.Errorf("%w: group of %d files", errWire, n)
+	}
+	files := make([]File, 0, n)
+	for range n {
+		rel, err := readBytes(r, maxName)
+		if err != nil {
+			return nil, err
+		}
+		data, err := readBytes(r, maxData)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{Rel: string(rel), Data: data})
+	}
+	return files, nil
+}
+
+// appendReply appends the answer for a group whose files had errs.
+func appendReply(b []byte, errs []error) []byte {
+	b = binary.AppendUvarint(b, uint64(len(errs)))
+	for _, err := range errs {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+			if msg == "" {
+				msg = "error"
+			}
+		}
+		b = binary.AppendUvarint(b, uint64(len(msg)))
+		b = append(b, msg...)
+	}
+	return b
+}
+
+// readReply reads the answer for a group of want files.
+func readReply(r *bufio.Reader, want int) ([]error, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, unexpected(err)
+	}
+	if n != uint64(want) {
+		return nil, fmt.Errorf("%w: %d answers for %d files", errWire, n, want)
+	}
+	errs := make([]error, want)
+	for i := range errs {
+		msg, err := readBytes(r, maxName+4096)
+		if err != nil {
+			return nil, err
+		}
+		if len(msg) > 0 {
+			errs[i] = errors.New(string(msg))
+		}
+	}
+	return errs, nil
+}
+
+// readBytes reads a length and that many bytes, at most max.
+func readBytes(r *bufio.Reader, max uint64) ([]byte, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, unexpected(err)
+	}
+	if n > max {
+		return nil, fmt.Errorf("%w: length %d over %d", errWire, n, max)
+	}
+	if n <= 64<<10 {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, unexpected(err)
+		}
+		return b, nil
+	}
+	var b bytes.Buffer
+	if _, err := io.CopyN(&b, r, int64(n)); err != nil {
+		return nil, unexpected(err)
+	}
+	return b.Bytes(), nil
+}
+
+// unexpected turns an io.EOF within a message into io.ErrUnexpectedEOF.
+func unexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,166 @@
+// Package writer commits groups of files into a mirror (mirror.Group) in a
+// helper process that runs at the lowest CPU priority, where the system has
+// one (Linux's SCHED_IDLE), else in the calling process.
+//
+// Creating a file is the kernel's work, 30-50 µs a page on ext4, and a
+// crawler that fetches as fast as the machine allows (--delay 0) spends a
+// fifth of its CPU on it. At normal priority that work holds a CPU that
+// the crawl's critical path wants: the answer to the next page of a long
+// listing waits behind a commit. At idle priority a commit runs only when
+// no other thread on the machine wants a CPU, and yields it the moment one
+// does: a first mirror of the test forum (scripts/bench-crawl, 10,000
+// topics) took about 3% less time, won in the wait of the site's chain
+// of index pages. A thread of the crawler itself cannot safely run there:
+// when the kernel parks it, it may hold a lock of the Go runtime or of the
+// crawler that every other thread then waits for, and on a machine busy
+// with other work it may not run again for seconds (one commit waited 23.7
+// s); an unprivileged thread cannot leave the idle class either. A process
+// of its own holds nothing its caller waits for but its answer, and the
+// caller does not wait for that for long.
+//
+// The helper is the calling program itself, started again with EnvHelper
+// set: its main calls Serve first. It says once that it runs at idle
+// priority (until then, the caller commits the groups itself; Start does
+// not wait), then reads groups on its stdin and answers each, once the
+// group is durable, with one error per file. It exits when its stdin ends
+// (its caller closed the writer) or its caller dies, and ignores the
+// signals that stop a spider gracefully: its caller decides when it ends.
+//
+// A group that the helper has not answered within Options.Stall (more for
+// a large group: limit), because it got no CPU on a machine busy with other
+// work, or whose exchange failed (the helper died), is committed in the
+// calling process instead, after the helper has been killed and has exited
+// (until then it could still link a file whose data it has not synced),
+// and so is every group after it. Commit's contract is the same either
+// way: a file whose error is nil is durable under its name when Commit
+// returns, and no file is ever seen half written (mirror).
+package writer
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// File is a file of a group: its name relative to the mirror root, and its
+// bytes.
+type File struct {
+	Rel  string
+	Data []byte
+}
+
+// Options configure Start.
+type Options struct {
+	// Stall is how long a group may wait for the helper's answer before
+	// the caller writes it, and every group after it, itself; a group of
+	// more than a few hundred files gets more (limit). Default DefaultStall.
+	Stall time.Duration
+	// Logger hears of a helper given up; nil: nobody does.
+	Logger *slog.Logger
+}
+
+// DefaultStall is Options.Stall's default: a commit of the test forum's
+// pages takes a few milliseconds, a second is a machine with no CPU to
+// spare for the helper.
+const DefaultStall = time.Second
+
+// A Writer commits groups of files into one mirror, in its helper or in
+// the calling process. It is safe for concurrent use; commits run one at a
+// time.
+type Writer struct {
+	m     *mirror.Mirror
+	stall time.Duration
+	log   *slog.Logger
+
+	mu sync.Mutex
+	h  *helper // nil: this process writes
+}
+
+// Local returns a Writer that commits in the calling process.
+func Local(m *mirror.Mirror) *Writer {
+	return &Writer{m: m, stall: DefaultStall, log: slog.New(slog.DiscardHandler)}
+}
+
+// Start returns a Writer whose groups a helper commits at idle priority,
+// once it has started and said that it runs there (until then the calling
+// process commits them: Start does not wait). If the helper cannot be
+// started, the Writer commits in the calling process, and the error says
+// why; if it cannot run at idle priority, the first Commit after it says so
+// gives it up.
+func Start(m *mirror.Mirror, opt Options) (*Writer, error) {
+	w := Local(m)
+	if opt.Stall > 0 {
+		w.stall = opt.Stall
+	}
+	if opt.Logger != nil {
+		w.log = opt.Logger
+	}
+	if !idleSupported {
+		return w, errNoIdle
+	}
+	h, err := startHelper(m.Dir())
+	if err != nil {
+		return w, err
+	}
+	w.h = h
+	return w, nil
+}
+
+// Helper reports whether a helper commits the groups, or will once it has
+// started (as opposed to the calling process).
+func (w *Writer) Helper() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.h != nil
+}
+
+// Commit commits the files as one mirror.Group and returns their errors,
+// in order: nil for a file durable under its name.
+func (w *Writer) Commit(files []File) []error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(files) == 0 {
+		return nil
+	}
+	if w.h != nil {
+		up, err := w.h.ready()
+		if up {
+			var errs []error
+			if errs, err = w.h.commit(files, limit(w.stall, len(files))); err == nil {
+				return errs
+			}
+		}
+		if err != nil {
+			w.h.kill()
+			w.h = nil
+			if up {
+				w.log.Warn("mirror writer at idle priority given up; this process writes the mirror from now on", "err", err)
+			} else {
+				w.log.Debug("no mirror writer at idle priority; this process writes the mirror", "err", err)
+			}
+		}
+	}
+	return commit(w.m, files)
+}
+
+// limit is how long the helper may take to answer a group of n files: the
+// stall, and 200 µs a file past the first thousand (creating a file on
+// ext4 takes 30-50 µs; a directory of a million names, more).
+func limit(stall time.Duration, n int) time.Duration {
+	return stall + time.Duration(max(n-1000, 0))*200*time.Microsecond
+}
+
+// Close ends the helper, if any: it exits once it has answered what it
+// was sent. The Writer commits in the calling process after Close.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.h == nil {
+		return nil
+	}
+	err := w.h.close(w.stall)
+	w.h = nil
+	return err
+}

@@ -1,0 +1,308 @@
+package writer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// TestMain makes the test binary a helper when Start runs it as one.
+func TestMain(m *testing.M) {
+	Serve()
+	os.Exit(m.Run())
+}
+
+// group returns n files under dir d, each with its own content.
+func group(d string, n int) []File {
+	files := make([]File, n)
+	for i := range files {
+		files[i] = File{Rel: fmt.Sprintf("%s/%d.html", d, i), Data: []byte(fmt.Sprintf("<p>page %d of %s</p>\n", i, d))}
+	}
+	return files
+}
+
+// wantWritten fails unless every file is in the mirror at dir with its
+// content.
+func wantWritten(t *testing.T, dir string, files []File) {
+	t.Helper()
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Rel)))
+		if err != nil || !bytes.Equal(b, f.Data) {
+			t.Fatalf("%s: %q, %v; want %q", f.Rel, b, err, f.Data)
+		}
+	}
+}
+
+func openMirror(t *testing.T) (*mirror.Mirror, string) {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := mirror.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m, dir
+}
+
+// start starts a Writer with a helper, which a system with an idle class
+// must give.
+func start(t *testing.T, m *mirror.Mirror, stall time.Duration) *Writer {
+	t.Helper()
+	w, err := Start(m, Options{Stall: stall})
+	if !idleSupported {
+		if err == nil || w.Helper() {
+			t.Fatalf("Start without an idle class: helper %v, err %v", w.Helper(), err)
+		}
+		t.Skip("no idle CPU priority on this system: the helper is not used")
+	}
+	if err != nil || !w.Helper() {
+		t.Fatalf("Start: helper %v, err %v", w.Helper(), err)
+	}
+	t.Cleanup(func() { w.Close() })
+	// Until it greets, groups are the caller's: wait for the greeting.
+	select {
+	case err := <-w.h.hello:
+		if err != nil {
+			t.Fatalf("helper: %v", err)
+		}
+		w.h.up = true
+	case <-time.After(30 * time.Second):
+		t.Fatal("the helper did not greet within 30 s")
+	}
+	return w
+}
+
+// TestCommitsBeforeGreeting: the groups sent before the helper has said
+// that it runs are written by the caller.
+func TestCommitsBeforeGreeting(t *testing.T) {
+	m, dir := openMirror(t)
+	extraEnv = []string{envHold + "=1"}
+	w, err := Start(m, Options{Stall: 100 * time.Millisecond})
+	extraEnv = nil
+	if !idleSupported {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	files := group("g", 10)
+	for i, err := range w.Commit(files) {
+		if err != nil {
+			t.Fatalf("%s: %v", files[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, files)
+	if !w.Helper() {
+		t.Fatal("a helper still starting was given up")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close of a helper that never greeted: %v", err)
+	}
+}
+
+func TestHelperCommits(t *testing.T) {
+	m, dir := openMirror(t)
+	w := start(t, m, 10*time.Second)
+	for round := range 3 {
+		files := group(fmt.Sprintf("h/r%d", round), 20+round*200) // a plain fsync each, then syncfs groups
+		files = append(files, File{Rel: "../outside.html", Data: []byte("no")})
+		errs := w.Commit(files)
+		if len(errs) != len(files) {
+			t.Fatalf("round %d: %d errors for %d files", round, len(errs), len(files))
+		}
+		for i, err := range errs[:len(errs)-1] {
+			if err != nil {
+				t.Fatalf("round %d: %s: %v", round, files[i].Rel, err)
+			}
+		}
+		if errs[len(errs)-1] == nil {
+			t.Fatalf("round %d: a name outside the mirror was accepted", round)
+		}
+		wantWritten(t, dir, files[:len(files)-1])
+		if !w.Helper() {
+			t.Fatalf("round %d: the helper was given up", round)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside.html")); err == nil {
+		t.Fatal("a file was written outside the mirror")
+	}
+	// The same names again: each is replaced.
+	files := group("h/r0", 20)
+	for i := range files {
+		files[i].Data = append(files[i].Data, "changed\n"...)
+	}
+	for i, err := range w.Commit(files) {
+		if err != nil {
+			t.Fatalf("%s: %v", files[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, files)
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+// TestHelperRunsIdle checks that every thread of the helper is in the
+// idle class.
+func TestHelperRunsIdle(t *testing.T) {
+	m, _ := openMirror(t)
+	w := start(t, m, 10*time.Second)
+	w.Commit(group("h", 10)) // the helper has done some work: its threads are up
+	pid := w.h.cmd.Process.Pid
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/sched", pid, task.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "\npolicy") {
+			t.Skip("no policy in /proc/PID/task/TID/sched here")
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "policy" && f[2] != "5" { // SCHED_IDLE
+				t.Errorf("thread %s of the helper: policy %s, want 5 (SCHED_IDLE)", task.Name(), f[2])
+			}
+		}
+	}
+}
+
+// TestHelperStalled stops the helper (SIGSTOP, as a machine that gives it
+// no CPU would): the group waits the stall, then the caller writes it and
+// every group after it, and the helper is gone.
+func TestHelperStalled(t *testing.T) {
+	m, dir := openMirror(t)
+	w := start(t, m, 200*time.Millisecond)
+	h := w.h
+	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	files := group("s", 50)
+	for i, err := range w.Commit(files) {
+		if err != nil {
+			t.Fatalf("%s: %v", files[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, files)
+	if w.Helper() {
+		t.Fatal("the stalled helper is still used")
+	}
+	select {
+	case <-h.done:
+	default:
+		t.Fatal("Commit returned before the stalled helper had exited")
+	}
+	more := group("s2", 10)
+	for i, err := range w.Commit(more) {
+		if err != nil {
+			t.Fatalf("%s: %v", more[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, more)
+}
+
+// TestHelperKilledMidGroup kills the helper (SIGKILL) while it writes a
+// large group: the caller writes the whole group again, so every file is
+// complete, whatever the helper had done.
+func TestHelperKilledMidGroup(t *testing.T) {
+	m, dir := openMirror(t)
+	w := start(t, m, 10*time.Second)
+	h := w.h
+	files := group("k", 10000)
+	killed := make(chan error, 1)
+	go func() {
+		// Once the helper has made the group's directory, it is writing.
+		for range 20000 {
+			if _, err := os.Stat(filepath.Join(dir, "k")); err == nil {
+				killed <- h.cmd.Process.Kill()
+				return
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		killed <- errors.New("the helper did not start writing within 2 s")
+	}()
+	errs := w.Commit(files)
+	if err := <-killed; err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("%s: %v", files[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, files)
+	if w.Helper() {
+		t.Fatal("the killed helper is still used")
+	}
+	// No temp file is left beside the pages.
+	ents, err := os.ReadDir(filepath.Join(dir, "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != len(files) {
+		t.Fatalf("%d entries in k/, want %d", len(ents), len(files))
+	}
+}
+
+// TestHelperIgnoresStopSignals: ^C reaches the helper too, and the spider
+// stopping gracefully still commits through it.
+func TestHelperIgnoresStopSignals(t *testing.T) {
+	m, dir := openMirror(t)
+	w := start(t, m, 10*time.Second)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if err := w.h.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := group("i", 10)
+	for i, err := range w.Commit(files) {
+		if err != nil {
+			t.Fatalf("%s: %v", files[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, files)
+	if !w.Helper() {
+		t.Fatal("the helper was given up after a stop signal")
+	}
+}
+
+func TestLocal(t *testing.T) {
+	m, dir := openMirror(t)
+	w := Local(m)
+	files := append(group("l", 12), File{Rel: "/abs.html", Data: []byte("no")})
+	errs := w.Commit(files)
+	for i, err := range errs[:len(files)-1] {
+		if err != nil {
+			t.Fatalf("%s: %v", files[i].Rel, err)
+		}
+	}
+	if errs[len(files)-1] == nil {
+		t.Fatal("an absolute name was accepted")
+	}
+	wantWritten(t, dir, files[:len(files)-1])
+	if w.Helper() || w.Close() != nil {
+		t.Fatal("a local writer has a helper")
+	}
+}
+
+func TestLimit(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want time.Duration
+	}{{0, time.Second}, {1000, time.Second}, {1001, time.Second + 200*time.Microsecond}, {6000, 2 * time.Second}} {
+		if got := limit(time.Second, c.n); got != c.want {
+			t.Errorf("limit(1s, %d) = %v, want %v", c.n, got, c.want)
+		}
+	}
+}
