@@ -252,6 +252,13 @@ func OpenSwept(dir string) (*Mirror, error) {
 	return &Mirror{dir: dir, root: root}, nil
 }
 
+// RootDir returns the mirror's directory, opened anew: for a process that
+// writes for this one (internal/writer), which then opens the same
+// directory whatever happens to its path.
+func (m *Mirror) RootDir() (*os.File, error) {
+	return m.root.Open(".")
+}
+
 // Close closes the mirror. It must not run concurrently with other methods.
 func (m *Mirror) Close() error {
 	if m.rootf != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +14,9 @@ import (
 )
 
 var errNoIdle = errors.New("writer: this system has no idle CPU priority for a helper")
+
+// extraEnv is added to a helper's environment (this package's tests).
+var extraEnv []string
 
 // helper is the caller's side of a helper process.
 type helper struct {
@@ -28,49 +32,60 @@ type helper struct {
 	log   *tail         // what it wrote on its stderr
 }
 
-// startHelper starts a helper for the mirror directory dir. It does not
-// wait for the helper to say that it runs at idle priority: the groups
-// committed until then are the caller's (Writer.Commit).
-func startHelper(dir string) (*helper, error) {
+// startHelper starts a helper for the mirror whose directory is open as
+// root. It does not wait for the helper to greet: the groups committed
+// until then are the caller's (Writer.Commit).
+func startHelper(root *os.File) (*helper, error) {
+	fail := func(err error) (*helper, error) { return nil, fmt.Errorf("writer: start helper: %w", err) }
+	// This very binary, even if the file was replaced since it started.
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("writer: start helper: %w", err)
+		return fail(err)
 	}
-	// Pipes of os.Pipe, unlike exec's, take deadlines.
-	inR, inW, err := os.Pipe()
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		exe = "/proc/self/exe"
+	}
+	// Pipes of os.Pipe take deadlines.
+	groupsR, groupsW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("writer: start helper: %w", err)
+		return fail(err)
 	}
-	outR, outW, err := os.Pipe()
+	answersR, answersW, err := os.Pipe()
 	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("writer: start helper: %w", err)
+		groupsR.Close()
+		groupsW.Close()
+		return fail(err)
 	}
-	h := &helper{in: inW, out: outR, r: bufio.NewReaderSize(outR, 64<<10),
+	h := &helper{in: groupsW, out: answersR, r: bufio.NewReaderSize(answersR, 64<<10),
 		hello: make(chan error, 1), done: make(chan struct{}), log: &tail{}}
 	cmd := exec.Command(exe)
-	cmd.Env = append(append(os.Environ(), EnvHelper+"="+dir), extraEnv...)
+	cmd.Env = append(append(os.Environ(), EnvHelper+"="+protocol), extraEnv...)
 	// Its stderr is not the caller's: a helper that outlives a killed
 	// caller for a moment must not hold the caller's stderr open.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, h.log
+	cmd.Stderr = h.log
+	cmd.ExtraFiles = []*os.File{groupsR, answersW, root} // fdGroups, fdAnswers, fdMirror
 	cmd.SysProcAttr = helperAttr()
 	h.cmd = cmd
 	err = cmd.Start()
-	inR.Close()
-	outW.Close()
+	groupsR.Close()
+	answersW.Close()
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, fmt.Errorf("writer: start helper: %w", err)
+		groupsW.Close()
+		answersR.Close()
+		return fail(err)
 	}
 	go func() {
 		h.err = cmd.Wait()
 		close(h.done)
 	}()
 	go func() {
-		b, err := h.r.ReadByte()
-		if err == nil && b != 1 {
+		b := make([]byte, len(greeting(true)))
+		_, err := io.ReadFull(h.r, b)
+		switch {
+		case err != nil:
+		case !bytes.Equal(b[:len(protocol)], []byte(protocol)):
+			err = fmt.Errorf("greeting %q is not %q", b[:len(protocol)], protocol)
+		case b[len(b)-1] != 1:
 			err = errors.New("it cannot run at idle priority here")
 		}
 		h.hello <- err
@@ -100,8 +115,9 @@ func (h *helper) ready() (bool, error) {
 // the answer did not come within limit.
 func (h *helper) commit(files []File, limit time.Duration) ([]error, error) {
 	deadline := time.Now().Add(limit)
-	h.in.SetWriteDeadline(deadline)
-	h.out.SetReadDeadline(deadline)
+	if err := errors.Join(h.in.SetWriteDeadline(deadline), h.out.SetReadDeadline(deadline)); err != nil {
+		return nil, err // without a deadline, a stalled helper would stall Commit
+	}
 	h.buf = appendGroup(h.buf[:0], files)
 	_, err := h.in.Write(h.buf)
 	if cap(h.buf) > 4<<20 {
@@ -120,7 +136,7 @@ func (h *helper) commit(files []File, limit time.Duration) ([]error, error) {
 // why says what an error of the exchange means.
 func (h *helper) why(err error, limit time.Duration) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return fmt.Errorf("no answer within %v: the machine had no CPU to spare for it", limit)
+		return fmt.Errorf("no answer within %v (at idle priority it gets a CPU only when nothing else wants one; or the disk is slow)", limit)
 	}
 	select {
 	case <-h.done:
@@ -134,7 +150,8 @@ func (h *helper) why(err error, limit time.Duration) error {
 }
 
 // kill kills the helper and returns once it has exited: until then it
-// could still link a file it has not made durable.
+// could still link or rename a file into place, over what the caller
+// writes next.
 func (h *helper) kill() {
 	h.cmd.Process.Kill()
 	<-h.done
@@ -156,7 +173,10 @@ func (h *helper) close(stall time.Duration) error {
 	}
 	h.out.Close()
 	if h.err != nil && h.up {
-		return fmt.Errorf("writer: helper: %w", h.why(h.err, 0))
+		if s := h.log.String(); s != "" {
+			return fmt.Errorf("writer: helper: %w: %s", h.err, s)
+		}
+		return fmt.Errorf("writer: helper: %w", h.err)
 	}
 	return nil
 }

@@ -46,7 +46,11 @@ func setIdle() bool {
 
 // helperAttr makes the kernel kill the helper when its caller dies: it
 // would exit at the end of its input anyway, but at idle priority on a busy
-// machine it might write for a while first.
+// machine it might write for a while first. (The kernel ties this to the
+// thread that started the helper, not the process; Go's threads outlive
+// their goroutines unless one is locked to its thread, which spider never
+// does. Were that thread to end, the helper would die and Commit would go
+// on in the calling process.)
 func helperAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

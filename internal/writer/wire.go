@@ -9,9 +9,9 @@ import (
 	"io"
 )
 
-// The helper's protocol, on its stdin and stdout: after starting, the
-// helper writes one byte, 1 if it runs at idle priority and 0 if not. Then
-// each group is a count and that many files, each a name (relative to the
+// The helper's protocol, on its files fdGroups and fdAnswers: after
+// starting, the helper greets with protocol and one byte, 1 if it runs at
+// idle priority and 0 if not. Then each group is a count and that many files, each a name (relative to the
 // mirror root) and its bytes, every number an unsigned varint and every
 // string preceded by its length; the answer is a count, equal to the
 // group's, and one message per file, empty for a file that is durable
@@ -28,6 +28,19 @@ const (
 )
 
 var errWire = errors.New("writer: malformed stream")
+
+// protocol names this version of the protocol: in EnvHelper, and first in
+// the greeting.
+const protocol = "spider-writer-1"
+
+// greeting returns the helper's greeting.
+func greeting(idle bool) []byte {
+	b := append([]byte(protocol), 0)
+	if idle {
+		b[len(b)-1] = 1
+	}
+	return b
+}
 
 // appendGroup appends the encoding of files to b.
 func appendGroup(b []byte, files []File) []byte {

@@ -15,28 +15,43 @@
 // crawler that every other thread then waits for, and on a machine busy
 // with other work it may not run again for seconds (one commit waited 23.7
 // s); an unprivileged thread cannot leave the idle class either. A process
-// of its own holds nothing its caller waits for but its answer, and the
-// caller does not wait for that for long.
+// of its own holds no lock of its caller's.
 //
-// The helper is the calling program itself, started again with EnvHelper
-// set: its main calls Serve first. It says once that it runs at idle
-// priority (until then, the caller commits the groups itself; Start does
-// not wait), then reads groups on its stdin and answers each, once the
-// group is durable, with one error per file. It exits when its stdin ends
-// (its caller closed the writer) or its caller dies, and ignores the
-// signals that stop a spider gracefully: its caller decides when it ends.
+// The helper is the calling program itself (/proc/self/exe), started again
+// with EnvHelper set: its main calls Serve first. It gets the mirror's
+// directory as its caller has it open, says once that it runs at idle
+// priority (until then the caller commits the groups itself: Start does
+// not wait), then reads groups and answers each, once the group is
+// durable, with one error per file, on pipes of its own (fdGroups,
+// fdAnswers). It exits when its input ends (its caller closed the writer)
+// and is killed by the kernel when its caller dies; it ignores the signals
+// that stop a spider gracefully, since its caller decides when it ends.
 //
 // A group that the helper has not answered within Options.Stall (more for
-// a large group: limit), because it got no CPU on a machine busy with other
-// work, or whose exchange failed (the helper died), is committed in the
-// calling process instead, after the helper has been killed and has exited
-// (until then it could still link a file whose data it has not synced),
-// and so is every group after it. Commit's contract is the same either
-// way: a file whose error is nil is durable under its name when Commit
-// returns, and no file is ever seen half written (mirror).
+// a large group: limit), because it got no CPU on a machine busy with
+// other work or the disk is slow, or whose exchange failed (the helper
+// died), is committed in the calling process instead, and so is every
+// group after it. Before that the helper is killed, and the caller waits
+// for it to have exited: until then it could still link or rename a file
+// into place, over what the caller writes. Commit's contract is the same
+// either way: a file whose error is nil is durable under its name when
+// Commit returns, and no file is ever seen half written (mirror).
+//
+// What idle priority costs on a machine with no CPU to spare: a helper
+// killed there still needs a moment of CPU to exit, so the group that
+// gives it up waits the stall and that moment (the kernel gives an idle
+// thread a small share even then, about 0.3% next to each busy one); and
+// while the kernel parks it in the middle of a file operation it holds
+// what that operation holds (a directory's lock, on a journalled file
+// system a journal handle), which an fsync of the caller's may wait for.
+// And a helper parked inside a rename when its caller is killed finishes
+// that rename when it next runs: if a new spider has written a newer copy
+// of that same file meanwhile, the older, complete copy wins until the
+// page is fetched again.
 package writer
 
 import (
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -55,7 +70,8 @@ type File struct {
 type Options struct {
 	// Stall is how long a group may wait for the helper's answer before
 	// the caller writes it, and every group after it, itself; a group of
-	// more than a few hundred files gets more (limit). Default DefaultStall.
+	// more than a thousand files or 16 MiB gets more (limit). Default
+	// DefaultStall.
 	Stall time.Duration
 	// Logger hears of a helper given up; nil: nobody does.
 	Logger *slog.Logger
@@ -100,7 +116,12 @@ func Start(m *mirror.Mirror, opt Options) (*Writer, error) {
 	if !idleSupported {
 		return w, errNoIdle
 	}
-	h, err := startHelper(m.Dir())
+	root, err := m.RootDir()
+	if err != nil {
+		return w, fmt.Errorf("writer: start helper: %w", err)
+	}
+	defer root.Close() // the helper has its own once started
+	h, err := startHelper(root)
 	if err != nil {
 		return w, err
 	}
@@ -125,10 +146,14 @@ func (w *Writer) Commit(files []File) []error {
 		return nil
 	}
 	if w.h != nil {
+		was := w.h.up
 		up, err := w.h.ready()
+		if up && !was {
+			w.log.Debug("mirror written by a helper process at idle CPU priority", "pid", w.h.cmd.Process.Pid)
+		}
 		if up {
 			var errs []error
-			if errs, err = w.h.commit(files, limit(w.stall, len(files))); err == nil {
+			if errs, err = w.h.commit(files, limit(w.stall, files)); err == nil {
 				return errs
 			}
 		}
@@ -145,11 +170,16 @@ func (w *Writer) Commit(files []File) []error {
 	return commit(w.m, files)
 }
 
-// limit is how long the helper may take to answer a group of n files: the
-// stall, and 200 µs a file past the first thousand (creating a file on
-// ext4 takes 30-50 µs; a directory of a million names, more).
-func limit(stall time.Duration, n int) time.Duration {
-	return stall + time.Duration(max(n-1000, 0))*200*time.Microsecond
+// limit is how long the helper may take to answer a group: the stall,
+// 200 µs a file past the first thousand (creating a file on ext4 takes
+// 30-50 µs, more in a directory of a million names) and a second per 16
+// MiB (the group's two syncfs calls write back whatever is dirty).
+func limit(stall time.Duration, files []File) time.Duration {
+	var size int64
+	for _, f := range files {
+		size += int64(len(f.Data))
+	}
+	return stall + time.Duration(max(len(files)-1000, 0))*200*time.Microsecond + time.Duration(size>>24)*time.Second
 }
 
 // Close ends the helper, if any: it exits once it has answered what it

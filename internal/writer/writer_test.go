@@ -2,10 +2,10 @@ package writer
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,10 +14,49 @@ import (
 	"github.com/spider-mirror/spider/mirror"
 )
 
-// TestMain makes the test binary a helper when Start runs it as one.
+// TestMain makes the test binary a helper when Start runs it as one, with
+// the hooks a test asked for (extraEnv).
 func TestMain(m *testing.M) {
+	hookNoIdle = os.Getenv("WRITER_TEST_NOIDLE") != ""
+	hookHold = os.Getenv("WRITER_TEST_HOLD") != ""
+	hookStopAfter, _ = strconv.Atoi(os.Getenv("WRITER_TEST_STOP_AFTER"))
 	Serve()
 	os.Exit(m.Run())
+}
+
+// startWith starts a Writer whose helper gets env, and waits for its
+// greeting. A helper at idle priority gets a CPU only when no other
+// thread wants one, which a machine running tests rarely has to spare:
+// but for TestHelperRunsIdle, helpers run at normal priority here
+// (WRITER_TEST_NOIDLE).
+func startWith(t *testing.T, m *mirror.Mirror, stall time.Duration, env ...string) *Writer {
+	t.Helper()
+	extraEnv = env
+	w, err := Start(m, Options{Stall: stall})
+	extraEnv = nil
+	if !idleSupported {
+		if err == nil || w.Helper() {
+			t.Fatalf("Start without an idle class: helper %v, err %v", w.Helper(), err)
+		}
+		t.Skip("no idle CPU priority on this system: the helper is not used")
+	}
+	if err != nil || !w.Helper() {
+		t.Fatalf("Start: helper %v, err %v", w.Helper(), err)
+	}
+	t.Cleanup(func() { w.Close() })
+	select {
+	case err := <-w.h.hello:
+		if err != nil {
+			if strings.Contains(err.Error(), "cannot run at idle priority") {
+				t.Skipf("helper: %v", err)
+			}
+			t.Fatalf("helper: %v", err)
+		}
+		w.h.up = true
+	case <-time.After(time.Minute):
+		t.Fatal("the helper did not greet within a minute")
+	}
+	return w
 }
 
 // group returns n files under dir d, each with its own content.
@@ -52,39 +91,17 @@ func openMirror(t *testing.T) (*mirror.Mirror, string) {
 	return m, dir
 }
 
-// start starts a Writer with a helper, which a system with an idle class
-// must give.
+// start starts a Writer with a helper at normal priority (startWith).
 func start(t *testing.T, m *mirror.Mirror, stall time.Duration) *Writer {
 	t.Helper()
-	w, err := Start(m, Options{Stall: stall})
-	if !idleSupported {
-		if err == nil || w.Helper() {
-			t.Fatalf("Start without an idle class: helper %v, err %v", w.Helper(), err)
-		}
-		t.Skip("no idle CPU priority on this system: the helper is not used")
-	}
-	if err != nil || !w.Helper() {
-		t.Fatalf("Start: helper %v, err %v", w.Helper(), err)
-	}
-	t.Cleanup(func() { w.Close() })
-	// Until it greets, groups are the caller's: wait for the greeting.
-	select {
-	case err := <-w.h.hello:
-		if err != nil {
-			t.Fatalf("helper: %v", err)
-		}
-		w.h.up = true
-	case <-time.After(30 * time.Second):
-		t.Fatal("the helper did not greet within 30 s")
-	}
-	return w
+	return startWith(t, m, stall, "WRITER_TEST_NOIDLE=1")
 }
 
 // TestCommitsBeforeGreeting: the groups sent before the helper has said
 // that it runs are written by the caller.
 func TestCommitsBeforeGreeting(t *testing.T) {
 	m, dir := openMirror(t)
-	extraEnv = []string{envHold + "=1"}
+	extraEnv = []string{"WRITER_TEST_HOLD=1"}
 	w, err := Start(m, Options{Stall: 100 * time.Millisecond})
 	extraEnv = nil
 	if !idleSupported {
@@ -155,7 +172,7 @@ func TestHelperCommits(t *testing.T) {
 // idle class.
 func TestHelperRunsIdle(t *testing.T) {
 	m, _ := openMirror(t)
-	w := start(t, m, 10*time.Second)
+	w := startWith(t, m, time.Minute)
 	w.Commit(group("h", 10)) // the helper has done some work: its threads are up
 	pid := w.h.cmd.Process.Pid
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
@@ -212,38 +229,36 @@ func TestHelperStalled(t *testing.T) {
 	wantWritten(t, dir, more)
 }
 
-// TestHelperKilledMidGroup kills the helper (SIGKILL) while it writes a
-// large group: the caller writes the whole group again, so every file is
-// complete, whatever the helper had done.
-func TestHelperKilledMidGroup(t *testing.T) {
+// TestHelperStopsMidGroup: a helper that has put part of a group in place
+// and then stops answering (WRITER_TEST_STOP_AFTER) is killed, and the
+// caller writes the whole group again, so every file is complete.
+func TestHelperStopsMidGroup(t *testing.T) {
 	m, dir := openMirror(t)
-	w := start(t, m, 10*time.Second)
+	w := startWith(t, m, 200*time.Millisecond, "WRITER_TEST_NOIDLE=1", "WRITER_TEST_STOP_AFTER=300")
 	h := w.h
-	files := group("k", 10000)
-	killed := make(chan error, 1)
-	go func() {
-		// Once the helper has made the group's directory, it is writing.
-		for range 20000 {
-			if _, err := os.Stat(filepath.Join(dir, "k")); err == nil {
-				killed <- h.cmd.Process.Kill()
-				return
-			}
-			time.Sleep(100 * time.Microsecond)
-		}
-		killed <- errors.New("the helper did not start writing within 2 s")
-	}()
-	errs := w.Commit(files)
-	if err := <-killed; err != nil {
-		t.Fatal(err)
+	old := group("k", 1000)
+	for i := range old[:600] {
+		old[i].Data = []byte("old copy\n")
 	}
-	for i, err := range errs {
+	for i, err := range w.Commit(old[:600]) { // under the hook's size: answered
+		if err != nil {
+			t.Fatalf("%s: %v", old[i].Rel, err)
+		}
+	}
+	files := group("k", 1000) // 300 committed by the helper, then no answer
+	for i, err := range w.Commit(files) {
 		if err != nil {
 			t.Fatalf("%s: %v", files[i].Rel, err)
 		}
 	}
 	wantWritten(t, dir, files)
 	if w.Helper() {
-		t.Fatal("the killed helper is still used")
+		t.Fatal("the helper that stopped answering is still used")
+	}
+	select {
+	case <-h.done:
+	default:
+		t.Fatal("Commit returned before the helper had exited")
 	}
 	// No temp file is left beside the pages.
 	ents, err := os.ReadDir(filepath.Join(dir, "k"))
@@ -297,12 +312,28 @@ func TestLocal(t *testing.T) {
 }
 
 func TestLimit(t *testing.T) {
+	page := File{Data: make([]byte, 1000)}
 	for _, c := range []struct {
 		n    int
+		size int
 		want time.Duration
-	}{{0, time.Second}, {1000, time.Second}, {1001, time.Second + 200*time.Microsecond}, {6000, 2 * time.Second}} {
-		if got := limit(time.Second, c.n); got != c.want {
-			t.Errorf("limit(1s, %d) = %v, want %v", c.n, got, c.want)
+	}{
+		{0, 0, time.Second},
+		{1000, 0, time.Second},
+		{1001, 0, time.Second + 200*time.Microsecond},
+		{6000, 0, 2 * time.Second},
+		{1, 16 << 20, 2 * time.Second},
+	} {
+		files := make([]File, c.n)
+		for i := range files {
+			files[i] = page
+			files[i].Data = nil
+		}
+		if c.size > 0 {
+			files[0].Data = make([]byte, c.size)
+		}
+		if got := limit(time.Second, files); got != c.want {
+			t.Errorf("limit(1s, %d files, %d bytes) = %v, want %v", c.n, c.size, got, c.want)
 		}
 	}
 }
