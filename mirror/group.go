@@ -20,10 +20,11 @@ import (
 // A Group is for one goroutine; Commit ends it. The files it stages are
 // Staged like Stage's, and Commit of the mirror takes them too.
 type Group struct {
-	m     *Mirror
-	dirs  map[string]*groupDir
-	files []*Staged
-	done  bool
+	m         *Mirror
+	dirs      map[string]*groupDir
+	files     []*Staged
+	done      bool
+	noReplace bool
 }
 
 type groupDir struct {
@@ -37,6 +38,17 @@ type groupDir struct {
 func (m *Mirror) Group() *Group {
 	return &Group{m: m, dirs: map[string]*groupDir{}}
 }
+
+// NoReplace makes the group write new files only: Commit gives a file its
+// name only if no file has it, in one link(2) that either makes the whole
+// file appear under its name or fails, and fails a file whose name exists
+// with an error that satisfies errors.Is(err, fs.ErrExist), leaving that
+// name as it was. So a writer that may be killed and then outlived by its
+// last system call (internal/writer's helper) can never put an older copy
+// over a newer one. It needs unnamed files (O_TMPFILE, Linux): where a
+// file of the group could not be one, Stage fails it with an error that
+// satisfies errors.Is(err, errors.ErrUnsupported).
+func (g *Group) NoReplace() { g.noReplace = true }
 
 // Stage is Mirror.Stage for a file of the group, which Commit makes
 // durable with the others.
@@ -55,7 +67,12 @@ func (g *Group) Stage(rel string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
 	}
-	s := &Staged{rel: rel, f: f, dirs: d.made, size: len(data), dir: d.root, dirf: d.fd, anon: name == ""}
+	s := &Staged{rel: rel, f: f, dirs: d.made, size: len(data), dir: d.root, dirf: d.fd, anon: name == "", noReplace: g.noReplace}
+	if !s.anon && g.noReplace {
+		s.tmp = path.Join(path.Dir(rel), name)
+		g.m.Discard(s)
+		return nil, fmt.Errorf("mirror: write %s: a new file only, and no unnamed file here: %w", rel, errors.ErrUnsupported)
+	}
 	if !s.anon {
 		s.tmp = path.Join(path.Dir(rel), name)
 	}

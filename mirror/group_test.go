@@ -121,3 +121,56 @@ func wantFiles(t *testing.T, dir string, want map[string]string) {
 		}
 	}
 }
+
+// A NoReplace group writes new files and leaves every name that exists as
+// it was, failing those files with fs.ErrExist; where it cannot write an
+// unnamed file it fails the file with errors.ErrUnsupported instead.
+func TestGroupNoReplace(t *testing.T) {
+	m, dir := openTemp(t)
+	old := map[string]string{"h/a.html": "old a", "h/deep/b.html": "old b"}
+	for rel, data := range old {
+		if err := m.Write(rel, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := m.Group()
+	g.NoReplace()
+	if !m.unnamed() {
+		if _, err := g.Stage("h/new.html", []byte("x")); !errors.Is(err, errors.ErrUnsupported) {
+			t.Fatalf("Stage without unnamed files: %v, want errors.ErrUnsupported", err)
+		}
+		g.Commit()
+		t.Skip("no unnamed files here: a NoReplace group writes nothing")
+	}
+	want := map[string]string{"h/a.html": "old a", "h/deep/b.html": "old b"}
+	for i := range groupSync + 2 {
+		rel := fmt.Sprintf("h/new/%d.html", i)
+		want[rel] = fmt.Sprintf("new %d", i)
+		if _, err := g.Stage(rel, []byte(want[rel])); err != nil {
+			t.Fatalf("Stage(%s): %v", rel, err)
+		}
+	}
+	for rel := range old {
+		if _, err := g.Stage(rel, []byte("new copy")); err != nil {
+			t.Fatalf("Stage(%s): %v", rel, err)
+		}
+	}
+	files := g.files
+	for i, err := range g.Commit() {
+		rel := files[i].Rel()
+		if _, taken := old[rel]; taken {
+			if !errors.Is(err, fs.ErrExist) {
+				t.Errorf("%s (exists): %v, want fs.ErrExist", rel, err)
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	wantFiles(t, dir, want)
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
+			t.Errorf("temp file left: %s", p)
+		}
+		return nil
+	})
+}

@@ -43,6 +43,9 @@ type Staged struct {
 	// anon: f has no name (a Group's file on Linux, see sys_linux.go), and
 	// tmp is empty until rename links it under a temp name.
 	anon bool
+	// noReplace: rename links f under its name only if the name is free
+	// (Group.NoReplace).
+	noReplace bool
 }
 
 // rename renames the temp file over the file's name; an unnamed file is
@@ -51,7 +54,7 @@ type Staged struct {
 func (s *Staged) rename(m *Mirror) error {
 	if s.anon {
 		err := linkAnon(s.f, s.dirf, path.Base(s.rel))
-		if !errors.Is(err, fs.ErrExist) {
+		if !errors.Is(err, fs.ErrExist) || s.noReplace {
 			return err
 		}
 		if err := lockFile(s.f); err != nil {

@@ -149,14 +149,17 @@ func (h *helper) why(err error, limit time.Duration) error {
 	}
 }
 
-// kill kills the helper and returns once it has exited: until then it
-// could still link or rename a file into place, over what the caller
-// writes next.
+// kill kills the helper, without waiting for it to exit: at idle
+// priority on a busy machine that can take seconds, and what it may still
+// do meanwhile (finish the link it was making) cannot put anything over a
+// file, since it writes new files only.
 func (h *helper) kill() {
 	h.cmd.Process.Kill()
-	<-h.done
-	h.in.Close()
-	h.out.Close()
+	go func() {
+		<-h.done
+		h.in.Close()
+		h.out.Close()
+	}()
 }
 
 // close ends the helper's input and waits up to stall for it to exit, then

@@ -81,11 +81,11 @@ func serve(in io.Reader, out io.Writer, dir string, stderr io.Writer) int {
 			return 1
 		}
 		if hookStopAfter > 0 && len(files) > hookStopAfter {
-			commit(m, files[:hookStopAfter])
+			commit(m, files[:hookStopAfter], true)
 			io.Copy(io.Discard, r)
 			return 0
 		}
-		reply = appendReply(reply[:0], commit(m, files))
+		reply = appendReply(reply[:0], commit(m, files, true))
 		if _, err := out.Write(reply); err != nil {
 			return 1 // the caller is gone
 		}
@@ -95,10 +95,17 @@ func serve(in io.Reader, out io.Writer, dir string, stderr io.Writer) int {
 	}
 }
 
-// commit commits files in one mirror.Group and returns their errors.
-func commit(m *mirror.Mirror, files []File) []error {
+// commit commits files in one mirror.Group and returns their errors. With
+// newOnly (the helper's), it writes new files only (Group.NoReplace): a
+// file whose name exists, or that cannot be written so, fails with an
+// error that satisfies errors.Is(err, fs.ErrExist) or errors.Is(err,
+// errors.ErrUnsupported), and is left to the caller.
+func commit(m *mirror.Mirror, files []File, newOnly bool) []error {
 	errs := make([]error, len(files))
 	g := m.Group()
+	if newOnly {
+		g.NoReplace()
+	}
 	staged := make([]int, 0, len(files))
 	for i, f := range files {
 		if _, err := g.Stage(f.Rel, f.Data); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 )
 
 // The helper's protocol, on its files fdGroups and fdAnswers: after
@@ -14,8 +15,8 @@ import (
 // idle priority and 0 if not. Then each group is a count and that many files, each a name (relative to the
 // mirror root) and its bytes, every number an unsigned varint and every
 // string preceded by its length; the answer is a count, equal to the
-// group's, and one message per file, empty for a file that is durable
-// under its name.
+// group's, and per file a code (codeDone, codeYours, codeError) and a
+// message.
 
 // Limits on what either side reads, far above what a crawler sends (names
 // of a few hundred bytes, pages capped by fetch's body limit), so that a
@@ -79,24 +80,39 @@ func readGroup(r *bufio.Reader) ([]File, error) {
 	return files, nil
 }
 
+// The answer for each file of a group: done, the caller's to write (a
+// name that exists: the helper writes new files only, see serve), or an
+// error.
+const (
+	codeDone  = 0
+	codeYours = 1
+	codeError = 2
+)
+
+// errYours marks, on the caller's side, a file the helper left to it.
+var errYours = errors.New("writer: the caller's to write")
+
 // appendReply appends the answer for a group whose files had errs.
 func appendReply(b []byte, errs []error) []byte {
 	b = binary.AppendUvarint(b, uint64(len(errs)))
 	for _, err := range errs {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-			if msg == "" {
-				msg = "error"
-			}
+		code, msg := byte(codeDone), ""
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrExist) || errors.Is(err, errors.ErrUnsupported):
+			code, msg = codeYours, err.Error()
+		default:
+			code, msg = codeError, err.Error()
 		}
+		b = append(b, code)
 		b = binary.AppendUvarint(b, uint64(len(msg)))
 		b = append(b, msg...)
 	}
 	return b
 }
 
-// readReply reads the answer for a group of want files.
+// readReply reads the answer for a group of want files: per file nil,
+// an error that satisfies errors.Is(err, errYours), or the helper's error.
 func readReply(r *bufio.Reader, want int) ([]error, error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil {
@@ -107,12 +123,22 @@ func readReply(r *bufio.Reader, want int) ([]error, error) {
 	}
 	errs := make([]error, want)
 	for i := range errs {
+		code, err := r.ReadByte()
+		if err != nil {
+			return nil, unexpected(err)
+		}
 		msg, err := readBytes(r, maxName+4096)
 		if err != nil {
 			return nil, err
 		}
-		if len(msg) > 0 {
+		switch code {
+		case codeDone:
+		case codeYours:
+			errs[i] = fmt.Errorf("%w: %s", errYours, msg)
+		case codeError:
 			errs[i] = errors.New(string(msg))
+		default:
+			return nil, fmt.Errorf("%w: answer code %d", errWire, code)
 		}
 	}
 	return errs, nil

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"testing"
 )
 
@@ -25,13 +27,17 @@ func TestWireRoundTrip(t *testing.T) {
 	if _, err := readGroup(r); err != io.EOF {
 		t.Fatalf("after the last group: %v, want io.EOF", err)
 	}
-	errs := []error{nil, errors.New("disk full"), nil}
-	got, err := readReply(bufio.NewReader(bytes.NewReader(appendReply(nil, errs))), 3)
-	if err != nil || got[0] != nil || got[2] != nil || got[1] == nil || got[1].Error() != "disk full" {
+	errs := []error{nil, errors.New("disk full"), nil, fmt.Errorf("mirror: write a: %w", fs.ErrExist), fmt.Errorf("x: %w", errors.ErrUnsupported)}
+	got, err := readReply(bufio.NewReader(bytes.NewReader(appendReply(nil, errs))), len(errs))
+	if err != nil || got[0] != nil || got[2] != nil || got[1] == nil || got[1].Error() != "disk full" || errors.Is(got[1], errYours) ||
+		!errors.Is(got[3], errYours) || !errors.Is(got[4], errYours) {
 		t.Fatalf("reply: %v, %v", got, err)
 	}
 	if _, err := readReply(bufio.NewReader(bytes.NewReader(appendReply(nil, errs))), 2); err == nil {
-		t.Fatal("a reply for 3 files was taken for 2")
+		t.Fatal("a reply for 5 files was taken for 2")
+	}
+	if _, err := readReply(bufio.NewReader(bytes.NewReader([]byte{1, 7, 0})), 1); err == nil {
+		t.Fatal("an unknown answer code was taken")
 	}
 }
 

@@ -152,7 +152,8 @@ func TestHelperCommits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside.html")); err == nil {
 		t.Fatal("a file was written outside the mirror")
 	}
-	// The same names again: each is replaced.
+	// The same names again: the helper leaves them to the caller, which
+	// replaces each.
 	files := group("h/r0", 20)
 	for i := range files {
 		files[i].Data = append(files[i].Data, "changed\n"...)
@@ -163,6 +164,9 @@ func TestHelperCommits(t *testing.T) {
 		}
 	}
 	wantWritten(t, dir, files)
+	if !w.Helper() {
+		t.Fatal("the helper was given up over names that exist (the caller writes those)")
+	}
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -215,11 +219,7 @@ func TestHelperStalled(t *testing.T) {
 	if w.Helper() {
 		t.Fatal("the stalled helper is still used")
 	}
-	select {
-	case <-h.done:
-	default:
-		t.Fatal("Commit returned before the stalled helper had exited")
-	}
+	waitExit(t, h)
 	more := group("s2", 10)
 	for i, err := range w.Commit(more) {
 		if err != nil {
@@ -229,23 +229,36 @@ func TestHelperStalled(t *testing.T) {
 	wantWritten(t, dir, more)
 }
 
+// waitExit fails unless the helper h exits (killed) within a minute.
+func waitExit(t *testing.T, h *helper) {
+	t.Helper()
+	select {
+	case <-h.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the helper given up did not exit within a minute")
+	}
+}
+
 // TestHelperStopsMidGroup: a helper that has put part of a group in place
 // and then stops answering (WRITER_TEST_STOP_AFTER) is killed, and the
-// caller writes the whole group again, so every file is complete.
+// caller writes the whole group, so every file is complete and current,
+// those the helper linked, those it left alone because they existed (it
+// writes new files only) and those it never reached.
 func TestHelperStopsMidGroup(t *testing.T) {
 	m, dir := openMirror(t)
-	w := startWith(t, m, 200*time.Millisecond, "WRITER_TEST_NOIDLE=1", "WRITER_TEST_STOP_AFTER=300")
+	w := startWith(t, m, 200*time.Millisecond, "WRITER_TEST_NOIDLE=1", "WRITER_TEST_STOP_AFTER=600")
 	h := w.h
-	old := group("k", 1000)
-	for i := range old[:600] {
+	old := group("k", 300)
+	for i := range old {
 		old[i].Data = []byte("old copy\n")
 	}
-	for i, err := range w.Commit(old[:600]) { // under the hook's size: answered
+	for i, err := range w.Commit(old) { // under the hook's size: answered
 		if err != nil {
 			t.Fatalf("%s: %v", old[i].Rel, err)
 		}
 	}
-	files := group("k", 1000) // 300 committed by the helper, then no answer
+	wantWritten(t, dir, old)
+	files := group("k", 1000) // 300 to replace, 300 new linked by the helper, then no answer
 	for i, err := range w.Commit(files) {
 		if err != nil {
 			t.Fatalf("%s: %v", files[i].Rel, err)
@@ -255,11 +268,8 @@ func TestHelperStopsMidGroup(t *testing.T) {
 	if w.Helper() {
 		t.Fatal("the helper that stopped answering is still used")
 	}
-	select {
-	case <-h.done:
-	default:
-		t.Fatal("Commit returned before the helper had exited")
-	}
+	waitExit(t, h)
+	wantWritten(t, dir, files) // nothing it did on its way out changed a file
 	// No temp file is left beside the pages.
 	ents, err := os.ReadDir(filepath.Join(dir, "k"))
 	if err != nil {
