@@ -43,10 +43,12 @@ func (m *Mirror) Group() *Group {
 // name only if no file has it, in one link(2) that either makes the whole
 // file appear under its name or fails, and fails a file whose name exists
 // with an error that satisfies errors.Is(err, fs.ErrExist), leaving that
-// name as it was. So a writer that may be killed and then outlived by its
-// last system call (internal/writer's helper) can never put an older copy
-// over a newer one. It needs unnamed files (O_TMPFILE, Linux): where a
-// file of the group could not be one, Stage fails it with an error that
+// name as it was (Stage fails it already if the name exists then). So a
+// writer that may be killed and then outlived by its last system call
+// (internal/writer's helper) can never put one copy over another. It
+// needs unnamed files (O_TMPFILE on Linux: Unnamed); where a file of the
+// group cannot be one (no O_TMPFILE, or a directory that can only be
+// reached through os.Root's walk), Stage fails it with an error that
 // satisfies errors.Is(err, errors.ErrUnsupported).
 func (g *Group) NoReplace() { g.noReplace = true }
 
@@ -62,6 +64,10 @@ func (g *Group) Stage(rel string, data []byte) (*Staged, error) {
 	d, err := g.dir(path.Dir(rel))
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
+	}
+	if g.noReplace && d.exists(path.Base(rel)) {
+		// Commit's link would fail; spare the file's write and sync.
+		return nil, fmt.Errorf("mirror: write %s: %w", rel, fs.ErrExist)
 	}
 	f, name, err := d.createTemp(g.m.unnamed())
 	if err != nil {
@@ -183,15 +189,28 @@ func (g *Group) open(dir string) (*groupDir, error) {
 	return &groupDir{root: r}, nil
 }
 
+// exists reports whether the directory holds name (anything by that name,
+// or a name it cannot tell about).
+func (d *groupDir) exists(name string) bool {
+	var err error
+	if d.fd != nil {
+		err = statAt(d.fd, name)
+	} else {
+		_, err = d.root.Lstat(name)
+	}
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // createTemp creates a new temp file in the directory and returns it with
 // its name: with unnamed, where the directory is open and the file system
 // can, a file without a name ("") that Commit links into place; otherwise a
 // locked temp file, by the directory's descriptor where it is open (from
 // the second file on for a directory opened through os.Root: opening it
-// costs about what it saves a file), through os.Root before.
+// costs about what it saves a file; from the first with unnamed, which
+// needs it), through os.Root before.
 func (d *groupDir) createTemp(unnamed bool) (*os.File, string, error) {
 	d.n++
-	if d.fd == nil && d.n == 2 {
+	if d.fd == nil && (d.n == 2 || unnamed) {
 		fd, err := openDir(d.root)
 		if err != nil {
 			return nil, "", err

@@ -123,11 +123,14 @@ func wantFiles(t *testing.T, dir string, want map[string]string) {
 }
 
 // A NoReplace group writes new files and leaves every name that exists as
-// it was, failing those files with fs.ErrExist; where it cannot write an
-// unnamed file it fails the file with errors.ErrUnsupported instead.
+// it was: Stage fails a name that exists already, Commit one that came to
+// exist meanwhile, both with fs.ErrExist.
 func TestGroupNoReplace(t *testing.T) {
 	m, dir := openTemp(t)
-	old := map[string]string{"h/a.html": "old a", "h/deep/b.html": "old b"}
+	if !m.Unnamed() {
+		t.Skip("no unnamed files here: a NoReplace group writes nothing (TestGroupNoReplaceNamed)")
+	}
+	old := map[string]string{"h/a.html": "old a", "h/deep/b.html": "old b", "top.html": "old top"}
 	for rel, data := range old {
 		if err := m.Write(rel, []byte(data)); err != nil {
 			t.Fatal(err)
@@ -135,14 +138,13 @@ func TestGroupNoReplace(t *testing.T) {
 	}
 	g := m.Group()
 	g.NoReplace()
-	if !m.unnamed() {
-		if _, err := g.Stage("h/new.html", []byte("x")); !errors.Is(err, errors.ErrUnsupported) {
-			t.Fatalf("Stage without unnamed files: %v, want errors.ErrUnsupported", err)
+	want := map[string]string{}
+	for rel, data := range old {
+		want[rel] = data
+		if _, err := g.Stage(rel, []byte("new copy")); !errors.Is(err, fs.ErrExist) {
+			t.Fatalf("Stage(%s), which exists: %v, want fs.ErrExist", rel, err)
 		}
-		g.Commit()
-		t.Skip("no unnamed files here: a NoReplace group writes nothing")
 	}
-	want := map[string]string{"h/a.html": "old a", "h/deep/b.html": "old b"}
 	for i := range groupSync + 2 {
 		rel := fmt.Sprintf("h/new/%d.html", i)
 		want[rel] = fmt.Sprintf("new %d", i)
@@ -150,17 +152,21 @@ func TestGroupNoReplace(t *testing.T) {
 			t.Fatalf("Stage(%s): %v", rel, err)
 		}
 	}
-	for rel := range old {
-		if _, err := g.Stage(rel, []byte("new copy")); err != nil {
-			t.Fatalf("Stage(%s): %v", rel, err)
-		}
+	// Staged while free, taken before Commit (another writer): Commit's
+	// link fails and leaves the other writer's file.
+	if _, err := g.Stage("h/late.html", []byte("ours")); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "h", "late.html"), []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want["h/late.html"] = "theirs"
 	files := g.files
 	for i, err := range g.Commit() {
 		rel := files[i].Rel()
-		if _, taken := old[rel]; taken {
+		if rel == "h/late.html" {
 			if !errors.Is(err, fs.ErrExist) {
-				t.Errorf("%s (exists): %v, want fs.ErrExist", rel, err)
+				t.Errorf("%s (taken meanwhile): %v, want fs.ErrExist", rel, err)
 			}
 		} else if err != nil {
 			t.Errorf("%s: %v", rel, err)
@@ -170,6 +176,37 @@ func TestGroupNoReplace(t *testing.T) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
 			t.Errorf("temp file left: %s", p)
+		}
+		return nil
+	})
+}
+
+// Where a file cannot be unnamed, a NoReplace group refuses it
+// (errors.ErrUnsupported) rather than rename a temp file over its name,
+// and leaves nothing behind.
+func TestGroupNoReplaceNamed(t *testing.T) {
+	m, dir := openTemp(t)
+	m.probe.Do(func() {}) // as where there is no O_TMPFILE and no openat2
+	if m.Unnamed() {
+		t.Fatal("unnamed files after a probe that found none")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "top.html"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := m.Group()
+	g.NoReplace()
+	for _, rel := range []string{"new.html", "h/new.html"} {
+		if _, err := g.Stage(rel, []byte("x")); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("Stage(%s) without unnamed files: %v, want errors.ErrUnsupported", rel, err)
+		}
+	}
+	if errs := g.Commit(); len(errs) != 0 {
+		t.Fatalf("Commit of nothing: %v", errs)
+	}
+	wantFiles(t, dir, map[string]string{"top.html": "old"})
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() != "top.html" {
+			t.Errorf("left behind: %s", p)
 		}
 		return nil
 	})

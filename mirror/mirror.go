@@ -215,6 +215,10 @@ type Mirror struct {
 	// whether unnamed files can be created and linked here.
 	probe sync.Once
 	rootf *os.File
+	// syncf is the root directory opened with the mirror, for syncfs,
+	// which reports the write-back errors since its descriptor was
+	// opened (nil if it could not be).
+	syncf *os.File
 	anon  bool
 	// beforeRename, if set, runs between the temp file's fsync and its
 	// rename; an error it returns fails the Write there (tests).
@@ -232,8 +236,9 @@ func Open(dir string) (*Mirror, error) {
 		return nil, fmt.Errorf("mirror: open %s: %w", dir, err)
 	}
 	m := &Mirror{dir: dir, root: root}
+	m.syncf, _ = root.Open(".")
 	if err := m.removeStaleTemps(); err != nil {
-		root.Close()
+		m.Close()
 		return nil, fmt.Errorf("mirror: open %s: %w", dir, err)
 	}
 	return m, nil
@@ -249,7 +254,9 @@ func OpenSwept(dir string) (*Mirror, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: open %s: %w", dir, err)
 	}
-	return &Mirror{dir: dir, root: root}, nil
+	m := &Mirror{dir: dir, root: root}
+	m.syncf, _ = root.Open(".")
+	return m, nil
 }
 
 // RootDir returns the mirror's directory, opened anew: for a process that
@@ -264,6 +271,9 @@ func (m *Mirror) Close() error {
 	if m.rootf != nil {
 		m.rootf.Close()
 	}
+	if m.syncf != nil {
+		m.syncf.Close()
+	}
 	return m.root.Close()
 }
 
@@ -272,6 +282,14 @@ func (m *Mirror) rootDir() *os.File {
 	m.probe.Do(m.probeShortcuts)
 	return m.rootf
 }
+
+// Unnamed reports whether a Group writes unnamed files here (O_TMPFILE,
+// Linux) and links them into place, which Group.NoReplace needs.
+func (m *Mirror) Unnamed() bool { return m.unnamed() }
+
+// Sync makes everything written to the mirror's file system so far
+// durable (syncfs(2)), or fails where it cannot tell.
+func (m *Mirror) Sync() error { return m.syncFS() }
 
 // unnamed reports whether a Group writes unnamed files (createAnon) and
 // links them into place.

@@ -80,3 +80,20 @@ func control(f *os.File, fn func(fd int)) error {
 	}
 	return rc.Control(func(fd uintptr) { fn(int(fd)) })
 }
+
+// statAt reports, without following a symlink, whether the directory dir
+// holds name (one name): nil if it does.
+func statAt(dir *os.File, name string) error {
+	if !oneName(name) {
+		return &os.PathError{Op: "fstatat", Path: name, Err: syscall.EINVAL}
+	}
+	var st unix.Stat_t
+	var err error
+	if cerr := control(dir, func(dfd int) { err = unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return &os.PathError{Op: "fstatat", Path: name, Err: err}
+	}
+	return nil
+}

@@ -33,3 +33,5 @@ func openDir(*os.Root) (*os.File, error) { return nil, nil }
 func createAt(*os.File, string) (*os.File, error) { return nil, errors.ErrUnsupported }
 
 func renameAt(*os.File, string, string) error { return errors.ErrUnsupported }
+
+func statAt(*os.File, string) error { return errors.ErrUnsupported }

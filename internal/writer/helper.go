@@ -21,8 +21,8 @@ var extraEnv []string
 // helper is the caller's side of a helper process.
 type helper struct {
 	cmd   *exec.Cmd
-	in    *os.File // the helper's stdin: groups
-	out   *os.File // its stdout: answers
+	in    *os.File // the helper's fdGroups
+	out   *os.File // its fdAnswers
 	r     *bufio.Reader
 	buf   []byte
 	hello chan error    // its greeting, once read: nil if it runs at idle priority
@@ -86,7 +86,7 @@ func startHelper(root *os.File) (*helper, error) {
 		case !bytes.Equal(b[:len(protocol)], []byte(protocol)):
 			err = fmt.Errorf("greeting %q is not %q", b[:len(protocol)], protocol)
 		case b[len(b)-1] != 1:
-			err = errors.New("it cannot run at idle priority here")
+			err = errors.New("it cannot run at idle priority, or write unnamed files, here")
 		}
 		h.hello <- err
 	}()
@@ -136,7 +136,8 @@ func (h *helper) commit(files []File, limit time.Duration) ([]error, error) {
 // why says what an error of the exchange means.
 func (h *helper) why(err error, limit time.Duration) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return fmt.Errorf("no answer within %v (at idle priority it gets a CPU only when nothing else wants one; or the disk is slow)", limit)
+		return fmt.Errorf("no answer within %v (at idle priority it gets a CPU only when nothing else "+
+			"wants one; or the disk is slow)", limit)
 	}
 	select {
 	case <-h.done:

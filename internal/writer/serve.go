@@ -45,7 +45,8 @@ func Serve() {
 	signal.Ignore(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	in, out := os.NewFile(fdGroups, "groups"), os.NewFile(fdAnswers, "answers")
 	if os.Getenv(EnvHelper) != protocol || in == nil || out == nil {
-		fmt.Fprintf(os.Stderr, "spider: mirror writer: started by another version (protocol %q, want %q)\n", os.Getenv(EnvHelper), protocol)
+		fmt.Fprintf(os.Stderr, "spider: mirror writer: started by another version (protocol %q, want %q)\n",
+			os.Getenv(EnvHelper), protocol)
 		os.Exit(2)
 	}
 	if hookHold {
@@ -66,8 +67,10 @@ func serve(in io.Reader, out io.Writer, dir string, stderr io.Writer) int {
 	}
 	defer m.Close()
 	os.NewFile(fdMirror, "mirror").Close() // the Root has its own
-	if _, err := out.Write(greeting(idle)); err != nil || !idle {
-		return 0 // not idle: the caller writes itself (Commit)
+	// Without unnamed files it could write no file as a new file only.
+	usable := idle && m.Unnamed()
+	if _, err := out.Write(greeting(usable)); err != nil || !usable {
+		return 0 // the caller writes itself (Commit)
 	}
 	r := bufio.NewReaderSize(in, 1<<20)
 	var reply []byte

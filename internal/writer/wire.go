@@ -23,9 +23,10 @@ import (
 // corrupted stream is an error; a length is believed only as its bytes
 // arrive (readBytes).
 const (
-	maxGroup = 1 << 20
-	maxName  = 1 << 16
-	maxData  = 1 << 31
+	maxGroup   = 1 << 20
+	maxName    = 1 << 16
+	maxData    = 1 << 31
+	maxMessage = 4096 // of an error; longer ones are cut
 )
 
 var errWire = errors.New("writer: malformed stream")
@@ -65,7 +66,7 @@ func readGroup(r *bufio.Reader) ([]File, error) {
 	if n > maxGroup {
 		return nil, fmt.Errorf("%w: group of %d files", errWire, n)
 	}
-	files := make([]File, 0, n)
+	files := make([]File, 0, min(n, 1024)) // n is believed as files arrive
 	for range n {
 		rel, err := readBytes(r, maxName)
 		if err != nil {
@@ -104,6 +105,9 @@ func appendReply(b []byte, errs []error) []byte {
 		default:
 			code, msg = codeError, err.Error()
 		}
+		if len(msg) > maxMessage {
+			msg = msg[:maxMessage]
+		}
 		b = append(b, code)
 		b = binary.AppendUvarint(b, uint64(len(msg)))
 		b = append(b, msg...)
@@ -127,7 +131,7 @@ func readReply(r *bufio.Reader, want int) ([]error, error) {
 		if err != nil {
 			return nil, unexpected(err)
 		}
-		msg, err := readBytes(r, maxName+4096)
+		msg, err := readBytes(r, maxMessage)
 		if err != nil {
 			return nil, err
 		}

@@ -79,3 +79,19 @@ func FuzzReadGroup(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadReply: whatever the stream, readReply returns answers or an
+// error and never panics.
+func FuzzReadReply(f *testing.F) {
+	f.Add(appendReply(nil, []error{nil, errors.New("x"), fs.ErrExist}), 3)
+	f.Add([]byte{1, 3, 0}, 1)
+	f.Fuzz(func(t *testing.T, b []byte, want int) {
+		if want < 0 || want > 1<<16 {
+			return
+		}
+		errs, err := readReply(bufio.NewReader(bytes.NewReader(b)), want)
+		if err == nil && len(errs) != want {
+			t.Fatalf("%d answers for %d", len(errs), want)
+		}
+	})
+}

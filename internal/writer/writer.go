@@ -35,11 +35,18 @@
 // A group that the helper has not answered within Options.Stall (more for
 // a large group: limit), because it got no CPU on a machine busy with
 // other work or the disk is slow, or whose exchange failed (the helper
-// died), is committed in the calling process instead, and so is every
-// group after it. The helper is killed; the caller does not wait for it to
-// exit (at idle priority on a busy machine that takes seconds), since the
-// most it can still do is finish the link it was making, of a new file of
-// the group the caller is writing, whose copy the caller's then replaces.
+// died), is committed in the calling process instead, followed by a sync
+// of the whole file system (a directory the helper made may not be
+// durable yet), and so is every group after it. The helper is killed; the
+// caller does not wait for it to exit (at idle priority on a busy machine
+// that takes seconds), since the most it can still do is finish the system
+// call it was in: a directory or a link of a new file of the group the
+// caller is writing, whose copy the caller's then replaces. Two things it
+// can leave: a temp file, if killed before it could remove one that it
+// could not use (the next mirror.Open removes it), and, if that last link
+// comes after the name was removed (an archived page's copy deleted with
+// remove_archived) or the caller could not write it, a copy of the page
+// under a name the list does not record, as a killed spider can.
 // Commit's contract is the same either way: a file whose error is nil is
 // durable under its name when Commit returns, and no file is ever seen
 // half written (mirror).
@@ -150,6 +157,9 @@ func (w *Writer) Commit(files []File) []error {
 	if len(files) == 0 {
 		return nil
 	}
+	if w.h != nil && !sendable(files) {
+		return commit(w.m, files, false) // a name or page past what the helper reads
+	}
 	if w.h != nil {
 		was := w.h.up
 		up, err := w.h.ready()
@@ -166,14 +176,41 @@ func (w *Writer) Commit(files []File) []error {
 		if err != nil {
 			w.h.kill()
 			w.h = nil
-			if up {
-				w.log.Warn("mirror writer at idle priority given up; this process writes the mirror from now on", "err", err)
-			} else {
+			if !up {
 				w.log.Debug("no mirror writer at idle priority; this process writes the mirror", "err", err)
+				return commit(w.m, files, false)
 			}
+			w.log.Warn("mirror writer at idle priority given up; this process writes the mirror from now on", "err", err)
+			return w.after(files)
 		}
 	}
 	return commit(w.m, files, false)
+}
+
+// after commits in this process a group that a helper given up may have
+// begun: whatever of it the helper made (a directory, a link) may not be
+// durable yet, and this process's commit syncs only what it changes
+// itself, so the whole file system is synced after it.
+func (w *Writer) after(files []File) []error {
+	errs := commit(w.m, files, false)
+	if err := w.m.Sync(); err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = fmt.Errorf("writer: %s: sync after the helper: %w", files[i].Rel, err)
+			}
+		}
+	}
+	return errs
+}
+
+// sendable reports whether the helper would read every file of a group.
+func sendable(files []File) bool {
+	for _, f := range files {
+		if len(f.Rel) > maxName || int64(len(f.Data)) > maxData {
+			return false
+		}
+	}
+	return true
 }
 
 // replace commits in this process the files that the helper left to it

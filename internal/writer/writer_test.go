@@ -2,6 +2,7 @@ package writer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -152,9 +153,25 @@ func TestHelperCommits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside.html")); err == nil {
 		t.Fatal("a file was written outside the mirror")
 	}
-	// The same names again: the helper leaves them to the caller, which
-	// replaces each.
-	files := group("h/r0", 20)
+	// Names that exist, sent to the helper alone: it leaves every one to
+	// the caller, untouched.
+	exist := group("h/r0", 20)
+	for i := range exist {
+		exist[i].Data = []byte("not to be written by the helper\n")
+	}
+	answers, err := w.h.commit(exist, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range answers {
+		if !errors.Is(err, errYours) {
+			t.Fatalf("%s, which exists: the helper answered %v, want errYours", exist[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, group("h/r0", 20))
+	// The same names again, with new ones, through Commit: the helper
+	// writes the new ones, the caller replaces the others.
+	files := append(group("h/r0", 20), group("h/r9", 5)...)
 	for i := range files {
 		files[i].Data = append(files[i].Data, "changed\n"...)
 	}
@@ -177,8 +194,11 @@ func TestHelperCommits(t *testing.T) {
 func TestHelperRunsIdle(t *testing.T) {
 	m, _ := openMirror(t)
 	w := startWith(t, m, time.Minute)
-	w.Commit(group("h", 10)) // the helper has done some work: its threads are up
 	pid := w.h.cmd.Process.Pid
+	w.Commit(group("h", 10)) // the helper has done some work: its threads are up
+	if !w.Helper() {
+		t.Fatal("the helper was given up")
+	}
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		t.Fatal(err)
@@ -258,6 +278,9 @@ func TestHelperStopsMidGroup(t *testing.T) {
 		}
 	}
 	wantWritten(t, dir, old)
+	if !w.Helper() {
+		t.Fatal("the helper was given up before the group it is to stop in")
+	}
 	files := group("k", 1000) // 300 to replace, 300 new linked by the helper, then no answer
 	for i, err := range w.Commit(files) {
 		if err != nil {
@@ -278,6 +301,27 @@ func TestHelperStopsMidGroup(t *testing.T) {
 	if len(ents) != len(files) {
 		t.Fatalf("%d entries in k/, want %d", len(ents), len(files))
 	}
+}
+
+// TestOversizeStaysHere: a name longer than the helper reads is written by
+// the caller, and the helper goes on.
+func TestOversizeStaysHere(t *testing.T) {
+	m, dir := openMirror(t)
+	w := start(t, m, 10*time.Second)
+	files := []File{{Rel: "h/" + strings.Repeat("x", maxName) + ".html", Data: []byte("long")}}
+	if errs := w.Commit(files); len(errs) != 1 || errs[0] == nil {
+		t.Fatalf("a name longer than the file system takes: %v, want an error", errs)
+	}
+	if !w.Helper() {
+		t.Fatal("the helper was given up over a name it was not sent")
+	}
+	ok := group("h", 3)
+	for i, err := range w.Commit(ok) {
+		if err != nil {
+			t.Fatalf("%s: %v", ok[i].Rel, err)
+		}
+	}
+	wantWritten(t, dir, ok)
 }
 
 // TestHelperIgnoresStopSignals: ^C reaches the helper too, and the spider
