@@ -10,6 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ioprio_set(2)'s constants, which x/sys/unix does not name.
+const (
+	ioprioWhoProcess = 1
+	ioprioBestEffort = 2<<13 | 4 // IOPRIO_CLASS_BE, level 4: a nice-0 thread's
+)
+
 // idleSupported reports whether this system has an idle scheduling class
 // a process can put itself in.
 const idleSupported = true
@@ -17,7 +23,11 @@ const idleSupported = true
 // setIdle puts every thread of the process in the SCHED_IDLE class, and
 // reports whether it could. Threads the Go runtime starts later are
 // created by these and inherit it; the list of threads is read until a
-// reading finds none new.
+// reading finds none new. Each thread's I/O priority is set to the
+// default class, best effort: left unset, the kernel would derive the idle
+// I/O class from SCHED_IDLE, and an I/O scheduler that heeds it
+// (mq-deadline, bfq) would hold the helper's syncs back behind every other
+// process's I/O for up to seconds. Only its CPU time is to yield.
 func setIdle() bool {
 	done := map[int]bool{}
 	for {
@@ -36,6 +46,7 @@ func setIdle() bool {
 			if err != nil && err != unix.ESRCH { // ESRCH: the thread ended meanwhile
 				return false
 			}
+			unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), ioprioBestEffort)
 			done[tid] = true
 		}
 		if !fresh {

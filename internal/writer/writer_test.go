@@ -216,6 +216,14 @@ func TestHelperRunsIdle(t *testing.T) {
 				t.Errorf("thread %s of the helper: policy %s, want 5 (SCHED_IDLE)", task.Name(), f[2])
 			}
 		}
+		tid, _ := strconv.Atoi(task.Name())
+		prio, _, errno := syscall.Syscall(syscall.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(tid), 0)
+		if errno != 0 {
+			t.Fatalf("ioprio_get(%d): %v", tid, errno)
+		}
+		if prio != ioprioBestEffort {
+			t.Errorf("thread %s of the helper: I/O priority %#x, want %#x (best effort, 4)", task.Name(), prio, ioprioBestEffort)
+		}
 	}
 }
 
