@@ -198,11 +198,23 @@ func (e *Engine) aheadDone(url string, o *outcome) {
 		return
 	case claimedAhead:
 		o.epoch = it.epoch
+		e.taken(o)
 		e.ready = append(e.ready, o)
 	case lost:
 		e.drop(o)
 	}
 	delete(e.ahead, url)
+}
+
+// taken notes the outcome of a fetch ahead that a pass took for its line:
+// a page found gone is news only then (a line another spider holds, or a
+// visited one, fetched again with its history, would be reported twice).
+// Called with e.mu held.
+func (e *Engine) taken(o *outcome) {
+	if o.res.State == list.Archived {
+		e.obs.archived(o.res.URL, o.res.Modified)
+		e.log.Info("gone", "url", o.res.URL)
+	}
 }
 
 // drop forgets the outcome of a fetch ahead whose line this spider did not
@@ -256,6 +268,7 @@ func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int
 		if it.out != nil {
 			it.out.epoch = epoch
 			e.aheadHeld -= it.out.size()
+			e.taken(it.out)
 			e.ready = append(e.ready, it.out)
 			delete(e.ahead, en.URL)
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -441,6 +442,44 @@ func TestAheadVisitedLine(t *testing.T) {
 		if k.Due(&en) {
 			t.Errorf("%s (%s) claimed in its retry backoff because it was fetched ahead", en.URL, en.State)
 		}
+	}
+}
+
+// A page found gone by a fetch ahead is reported gone (the status's
+// archived_last_day) once a pass takes that answer, and not when the
+// answer is dropped: for a visited line, fetched again with its history
+// (which reports it then), or a line the pass could not claim.
+func TestAheadGoneReportedOnce(t *testing.T) {
+	l, m, _ := openListMirror(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
+		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	at := time.Unix(2e9, 0)
+	fresh := list.Entry{URL: "http://h/new-gone", Level: 1, State: list.Found}
+	visited := list.Entry{URL: "http://h/old-gone", Level: 1, State: list.Downloaded, File: "h/old-gone.html", Modified: time.Unix(1e9, 0)}
+	lost := "http://h/theirs-gone"
+	late := list.Entry{URL: "http://h/late-gone", Level: 1, State: list.Found} // claimed before its answer came
+	carried := map[string]bool{fresh.URL: true, visited.URL: true, lost: true, late.URL: true}
+	e.mu.Lock()
+	for u := range carried {
+		e.ahead[u] = &aheadItem{}
+		if u != late.URL {
+			e.ahead[u].out = &outcome{res: list.Result{URL: u, State: list.Archived, Modified: at}}
+			e.sum.Archived++
+		}
+	}
+	e.mu.Unlock()
+	e.decide(carried, []list.Entry{fresh, visited, late}, 1)
+	e.mu.Lock()
+	e.aheadDone(late.URL, &outcome{res: list.Result{URL: late.URL, State: list.Archived, Modified: at}})
+	e.mu.Unlock()
+	var got []string
+	for _, a := range e.obs.archivals {
+		got = append(got, a.URL)
+	}
+	slices.Sort(got)
+	if want := []string{late.URL, fresh.URL}; !slices.Equal(got, want) {
+		t.Errorf("reported gone: %q, want %q (the answers taken)", got, want)
 	}
 }
 

@@ -99,7 +99,13 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		// it was last seen gone, so it is checked again a window later.
 		res.State, res.Modified = list.Archived, now
 		e.count(func(s *Summary) { s.Archived++ })
-		if en.State != list.Archived {
+		switch {
+		case en.State == list.Archived:
+		case j.ahead:
+			// Noted once a pass takes this answer (taken): the line may
+			// be another spider's, or visited, and then fetched again.
+			e.log.Debug("gone (fetched ahead)", "url", en.URL, "err", err)
+		default:
 			e.obs.archived(en.URL, now)
 			e.log.Info("gone", "url", en.URL, "err", err)
 		}
