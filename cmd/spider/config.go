@@ -70,6 +70,7 @@ type Config struct {
 	// The mirror as people browse it; see config.example.toml.
 	RemoveArchived       *bool `toml:"remove_archived"`
 	CaseInsensitiveNames *bool `toml:"case_insensitive_names"`
+	IdleWriter           *bool `toml:"idle_writer"`
 
 	// When a 404 archives: see crawl.Config.
 	ArchiveAfter *int      `toml:"archive_after"`

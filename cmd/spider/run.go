@@ -142,11 +142,17 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return hintErr{err, "check --mirror: the directory must be writable"}
 	}
 	defer m.Close()
-	// The pages' copies are written by a helper process at idle CPU
+	// New pages' copies are written by a helper process at idle CPU
 	// priority, where the system allows (internal/writer).
-	w, err := writer.Start(m, writer.Options{Logger: log})
-	if err != nil {
-		log.Debug("mirror written by this process", "why", err)
+	w := writer.Local(m)
+	if s.IdleWriter {
+		if w, err = writer.Start(m, writer.Options{Logger: log}); err != nil {
+			log.Debug("mirror written by this process", "why", err)
+		} else {
+			log.Debug("mirror writer started: a helper process at idle CPU priority writes new files once it is up")
+		}
+	} else {
+		log.Debug("mirror written by this process", "why", "idle_writer = false")
 	}
 	defer w.Close()
 
