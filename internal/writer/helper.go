@@ -141,13 +141,19 @@ func (h *helper) why(err error, limit time.Duration) error {
 	}
 	select {
 	case <-h.done:
-		if s := h.log.String(); s != "" {
-			return fmt.Errorf("the helper ended (%v: %s): %w", h.err, s, err)
-		}
-		return fmt.Errorf("the helper ended (%v): %w", h.err, err)
+		return fmt.Errorf("the helper ended (%s): %w", h.exit(), err)
 	default:
 		return err
 	}
+}
+
+// exit says how the helper exited, with the end of its stderr. Only once
+// done.
+func (h *helper) exit() string {
+	if s := h.log.String(); s != "" {
+		return fmt.Sprintf("%v: %s", h.err, s)
+	}
+	return fmt.Sprint(h.err)
 }
 
 // kill kills the helper, without waiting for it to exit: at idle
@@ -177,10 +183,7 @@ func (h *helper) close(stall time.Duration) error {
 	}
 	h.out.Close()
 	if h.err != nil && h.up {
-		if s := h.log.String(); s != "" {
-			return fmt.Errorf("writer: helper: %w: %s", h.err, s)
-		}
-		return fmt.Errorf("writer: helper: %w", h.err)
+		return fmt.Errorf("writer: helper: %s", h.exit())
 	}
 	return nil
 }

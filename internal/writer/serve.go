@@ -97,28 +97,3 @@ func serve(in io.Reader, out io.Writer, dir string, stderr io.Writer) int {
 		}
 	}
 }
-
-// commit commits files in one mirror.Group and returns their errors. With
-// newOnly (the helper's), it writes new files only (Group.NoReplace): a
-// file whose name exists, or that cannot be written so, fails with an
-// error that satisfies errors.Is(err, fs.ErrExist) or errors.Is(err,
-// errors.ErrUnsupported), and is left to the caller.
-func commit(m *mirror.Mirror, files []File, newOnly bool) []error {
-	errs := make([]error, len(files))
-	g := m.Group()
-	if newOnly {
-		g.NoReplace()
-	}
-	staged := make([]int, 0, len(files))
-	for i, f := range files {
-		if _, err := g.Stage(f.Rel, f.Data); err != nil {
-			errs[i] = err
-			continue
-		}
-		staged = append(staged, i)
-	}
-	for k, err := range g.Commit() {
-		errs[staged[k]] = err
-	}
-	return errs
-}

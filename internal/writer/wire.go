@@ -11,12 +11,12 @@ import (
 )
 
 // The helper's protocol, on its files fdGroups and fdAnswers: after
-// starting, the helper greets with protocol and one byte, 1 if it runs at
-// idle priority and 0 if not. Then each group is a count and that many files, each a name (relative to the
-// mirror root) and its bytes, every number an unsigned varint and every
-// string preceded by its length; the answer is a count, equal to the
-// group's, and per file a code (codeDone, codeYours, codeError) and a
-// message.
+// starting, the helper greets with protocol and one byte, 1 if it can
+// serve (idle priority, unnamed files) and 0 if not. Then each group is a
+// count and that many files, each a name (relative to the mirror root) and
+// its bytes, every number an unsigned varint and every string preceded by
+// its length; the answer is a count, equal to the group's, and per file a
+// code (codeDone, codeYours, codeError) and a message.
 
 // Limits on what either side reads, far above what a crawler sends (names
 // of a few hundred bytes, pages capped by fetch's body limit), so that a

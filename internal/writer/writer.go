@@ -157,34 +157,32 @@ func (w *Writer) Commit(files []File) []error {
 	if len(files) == 0 {
 		return nil
 	}
-	if w.h != nil && !sendable(files) {
-		return commit(w.m, files, false) // a name or page past what the helper reads
+	if w.h == nil || !sendable(files) {
+		return commit(w.m, files, false)
 	}
-	if w.h != nil {
-		was := w.h.up
-		up, err := w.h.ready()
-		if up && !was {
+	was := w.h.up
+	up, err := w.h.ready()
+	if err == nil && !up {
+		return commit(w.m, files, false) // not up yet
+	}
+	if err == nil {
+		if !was {
 			w.log.Debug("mirror written by a helper process at idle CPU priority", "pid", w.h.cmd.Process.Pid)
 		}
-		if up {
-			var errs []error
-			if errs, err = w.h.commit(files, limit(w.stall, files)); err == nil {
-				w.replace(files, errs)
-				return errs
-			}
-		}
-		if err != nil {
-			w.h.kill()
-			w.h = nil
-			if !up {
-				w.log.Debug("no mirror writer at idle priority; this process writes the mirror", "err", err)
-				return commit(w.m, files, false)
-			}
-			w.log.Warn("mirror writer at idle priority given up; this process writes the mirror from now on", "err", err)
-			return w.after(files)
+		var errs []error
+		if errs, err = w.h.commit(files, limit(w.stall, files)); err == nil {
+			w.replace(files, errs)
+			return errs
 		}
 	}
-	return commit(w.m, files, false)
+	w.h.kill()
+	w.h = nil
+	if !up {
+		w.log.Debug("no mirror writer at idle priority; this process writes the mirror", "err", err)
+		return commit(w.m, files, false)
+	}
+	w.log.Warn("mirror writer at idle priority given up; this process writes the mirror from now on", "err", err)
+	return w.after(files)
 }
 
 // after commits in this process a group that a helper given up may have
@@ -257,4 +255,29 @@ func (w *Writer) Close() error {
 	err := w.h.close(w.stall)
 	w.h = nil
 	return err
+}
+
+// commit commits files in one mirror.Group and returns their errors. With
+// newOnly (the helper's), it writes new files only (Group.NoReplace): a
+// file whose name exists, or that cannot be written so, fails with an
+// error that satisfies errors.Is(err, fs.ErrExist) or errors.Is(err,
+// errors.ErrUnsupported), and is left to the caller.
+func commit(m *mirror.Mirror, files []File, newOnly bool) []error {
+	errs := make([]error, len(files))
+	g := m.Group()
+	if newOnly {
+		g.NoReplace()
+	}
+	staged := make([]int, 0, len(files))
+	for i, f := range files {
+		if _, err := g.Stage(f.Rel, f.Data); err != nil {
+			errs[i] = err
+			continue
+		}
+		staged = append(staged, i)
+	}
+	for k, err := range g.Commit() {
+		errs[staged[k]] = err
+	}
+	return errs
 }
