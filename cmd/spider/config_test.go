@@ -4,12 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/spider-mirror/spider/internal/sitetest"
 )
 
 // The example config must stay complete and valid: it decodes strictly, and
@@ -92,41 +89,5 @@ func TestMirrorDefaults(t *testing.T) {
 	if s.RemoveArchived || s.CaseInsensitiveNames || !s.Scope.Requisites || !s.IdleWriter {
 		t.Errorf("defaults: remove_archived %v, case_insensitive_names %v, scope.requisites %v, idle_writer %v; want false, false, true, true",
 			s.RemoveArchived, s.CaseInsensitiveNames, s.Scope.Requisites, s.IdleWriter)
-	}
-}
-
-// TestIdleWriterSetting: by default a spider starts a helper to write its
-// new files at idle priority (on Linux), and with idle_writer = false it
-// writes them itself; both mirror every page.
-func TestIdleWriterSetting(t *testing.T) {
-	_, base := newSite(t, sitetest.Options{Topics: 30})
-	for _, c := range []struct {
-		conf   string
-		helper bool
-	}{{"", runtime.GOOS == "linux"}, {"idle_writer = false\n", false}} {
-		dir := t.TempDir()
-		conf := filepath.Join(dir, "c.toml")
-		if err := os.WriteFile(conf, []byte(c.conf), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		code, out := spiderRun(t, dir, time.Minute, "--profile", "slow", "--config", conf, "--until-idle", "--delay", "0",
-			"--start", base+"/", "-vv")
-		if code != 0 {
-			t.Fatalf("%q: exit %d:\n%s", c.conf, code, out)
-		}
-		// Whether the helper greets before a run this short ends depends
-		// on the CPU it gets; that it was started does not.
-		started := strings.Contains(out, "mirror writer started")
-		if started != c.helper || !c.helper && !strings.Contains(out, "idle_writer = false") {
-			t.Errorf("config %q: helper started %v, want %v; output:\n%s", c.conf, started, c.helper, out)
-		}
-		if !c.helper && strings.Contains(out, "mirror written by a helper process") {
-			t.Errorf("config %q: a helper wrote the mirror; output:\n%s", c.conf, out)
-		}
-		es := readList(t, filepath.Join(dir, "spider.list"))
-		checkMirror(t, filepath.Join(dir, "mirror"), es)
-		if len(es) < 47 {
-			t.Errorf("config %q: %d lines, want the site's 47 pages", c.conf, len(es))
-		}
 	}
 }

@@ -1,40 +1,53 @@
 package crawl
 
 import (
-	"context"
-	"time"
-
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/list"
 )
 
-// Fetching ahead: a first mirror of a deep site (a forum whose index pages
-// link only their neighbours, 1,000 pages deep) would otherwise need one
-// pass per level, each waiting for the fetches of the level before, so its
-// time would be the depth times a pass. Instead, while the links a spider
-// finds are mostly new to the list, it fetches them at once, before any
-// pass has claimed them, and the next pass claims them first. A page
-// fetched ahead is written to the mirror only once claimed: its copy stays
-// in memory until the pass decides, and is discarded if the pass could not
-// claim the line (another spider holds it, or it is not due), or if the
-// line turns out to have been visited before (visited): a page is fetched
-// ahead as if never seen, without its fetch history. Links of a
-// page fetched ahead are followed ahead at once, so the crawl of a chain
-// runs at the speed of the network while passes run beside it, as often as
-// their own cost allows.
+// Fetching ahead. A first mirror of a deep site (a forum whose index pages
+// link only their neighbours, a thousand pages deep) would otherwise need
+// one pass per level, each waiting for the fetches of the level before, so
+// its time would be the depth times a pass. Instead, while the links a
+// spider finds are mostly new to the list, it fetches them at once, before
+// any pass has claimed them, and the next pass claims them first.
 //
-// A fetch ahead that fails is recorded as any other once claimed (error,
-// or archived for 404 and 410), unless the line was visited, and forgotten
-// otherwise. The cost of fetching ahead is a request for each link that
-// turns out not to be claimable or to be a visited line (rare: the
-// visited lines are read from the list when fetching ahead turns on, and
-// not fetched ahead, known.go), and memory: the copies wait for the pass
-// that claims their lines, at most Config.Ahead of them and
-// Config.AheadBytes in all (past either, fetching ahead pauses until a
-// pass has taken them). It is on only while at least half of the distinct
-// links a pass carried for the first time in the run were new to the list
-// (adapt), which is so for a first mirror, resumed or not, and not for a
-// refresh.
+// The contract, which the loop (loop.go) keeps by being the only user:
+//
+//   - links registers the new links of a fetched page and stacks a job for
+//     each one it fetches ahead (pop takes the last found first, so the
+//     chain that makes a site deep is fetched before the pages it fans out
+//     to); the loop hands those jobs to workers only when no claimed line
+//     waits, so fetching ahead never holds back the level order;
+//   - a copy fetched ahead is never written before a pass claims its line:
+//     done holds it until decide says whether the pass claimed the line
+//     (the copy goes to the group commit) or not (another spider holds it,
+//     or it is not due: the copy is forgotten);
+//   - a line the list knew as visited before (a copy, a recorded visit) is
+//     not fetched ahead: its answer could not be used, since a page is
+//     fetched ahead without its history (visited, known.go);
+//   - at most max lines are fetched ahead at once, and at most maxBytes of
+//     copies wait for their pass; past either, links are only queued;
+//   - while it is on, the graph of what was found keeps every line's
+//     level the shortest link distance, whatever order the pages came in
+//     (levels.go).
+//
+// It is on only while at least half of the links a pass carried for the
+// first time in the run were new to the list (adapt), which is so for a
+// first mirror, resumed or not, and not for a refresh.
+type ahead struct {
+	max      int   // Config.Ahead; 0 = never on
+	maxBytes int64 // Config.AheadBytes
+
+	on     bool
+	items  map[string]*aheadItem // lines fetched ahead, from their link until their outcome is handed on
+	stack  []job                 // waiting for a worker, the last found on top
+	held   int64                 // bytes of the copies in items waiting for a pass
+	open   int                   // items whose claim no pass has decided yet
+	graph  *linkGraph            // links found since it was turned on; nil while off
+	known  knownLines            // the list's visited lines, read when it turns on
+	recent recentLinks           // links the run's passes carried (adapt)
+}
 
 // aheadItem is a line fetched ahead, from its link until its outcome is
 // handed on.
@@ -56,191 +69,138 @@ const (
 // (levels.go); past it, fetching ahead stops.
 const maxSeen = 1 << 20
 
-// The last new link of a page is fetched ahead at once, and its other new
-// links Config.AheadLag later (defaultAheadLag unless set). Answers to
-// requests sent together arrive together, and the machine then handles
-// them together: the answer the crawl's depth waits for (the next page of
-// a listing, the last new link of its page) waited for its share of the
-// CPU behind a dozen others, and so did the site's answer to the next
-// request, when the site is as fast as the spider's own work (a site on
-// the same machine, or a fast one nearby). Sent a moment later, the other
-// answers arrive after it. On the test forum at 2 ms a request (scripts/
-// bench-crawl, 10,000 topics), with 1 ms the site's answers to the chain
-// of index pages reached the spider 0.1 ms sooner and its requests the
-// site 0.15-0.2 ms sooner, and first mirrors took 4.22-4.77 s (median
-// 4.45) against 4.33-4.83 s (4.56), ten interleaved runs each; against a
-// site that takes tens of milliseconds to answer, a millisecond changes
-// nothing.
-const defaultAheadLag = time.Millisecond
+func newAhead(max int, maxBytes int64) *ahead {
+	return &ahead{max: max, maxBytes: maxBytes, items: map[string]*aheadItem{}}
+}
 
-// addLinks queues the links found on the page from (at from.Level) for the
-// next pass, and fetches ahead the new ones. A link seen before is queued
-// again only if it, or what it leads to, moves up (levels.go).
-// Called with e.mu held.
-func (e *Engine) addLinks(from list.Entry, adds []list.Add) {
-	if !e.aheadOn {
-		e.adds = append(e.adds, adds...)
-		return
+// set turns fetching ahead on or off; either way the graph starts anew.
+func (a *ahead) set(on bool) (changed bool) {
+	on = on && a.max > 0
+	if on == a.on {
+		return false
 	}
-	p := e.cfg.Profile
-	var jobs []job
-	for _, a := range adds {
-		isNew, level := e.graph.link(from.URL, from.Level, a.URL, a.Level, e.moved)
+	a.on, a.graph = on, nil
+	if on {
+		a.graph = newLinkGraph()
+	}
+	return true
+}
+
+// links takes the links found on the page of from and returns those the
+// next pass must carry: all of them while off; while on, those new to the
+// graph and those that moved up (levels.go). With fetch, it stacks a job
+// for each new link it fetches ahead, registered in epoch.
+func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int64, fetch bool) []list.Add {
+	if !a.on {
+		return adds
+	}
+	var out, jobs []list.Add
+	moved := func(url string, level int) { out = append(out, list.Add{URL: url, Level: level}) }
+	for _, l := range adds {
+		isNew, level := a.graph.link(from.URL, from.Level, l.URL, l.Level, moved)
 		if !isNew {
 			continue // fetched ahead or claimed already; moved queued what moved up
 		}
-		a.Level = level
-		e.adds = append(e.adds, a)
-		if len(e.ahead) >= e.cfg.Ahead || e.aheadHeld >= e.cfg.AheadBytes || e.stopping || p.MaxLevel >= 0 && a.Level > p.MaxLevel {
+		l.Level = level
+		out = append(out, l)
+		if !fetch || len(a.items)+len(jobs) >= a.max || a.held >= a.maxBytes || maxLevel >= 0 && l.Level > maxLevel {
 			continue
 		}
-		if _, busy := e.ahead[a.URL]; busy {
-			continue // still under way from before the graph was reset (setAhead)
+		if _, busy := a.items[l.URL]; busy || a.known.has(l.URL) {
+			continue // under way from before the graph was reset, or visited (known.go)
 		}
-		if e.known.has(a.URL) {
-			continue // visited: a pass claims it, with its history (known.go)
+		jobs = append(jobs, l)
+	}
+	a.open += len(jobs)
+	for _, l := range jobs {
+		a.items[l.URL] = &aheadItem{}
+		a.stack = append(a.stack, job{en: list.Entry{URL: l.URL, Level: l.Level, State: list.Found}, epoch: epoch, ahead: true})
+	}
+	if a.graph.full() {
+		a.set(false)
+	}
+	return out
+}
+
+// claimed notes a line a pass claimed the usual way, so that it is not
+// fetched ahead too; it returns the lines that moved up with it.
+func (a *ahead) claimed(en list.Entry) []list.Add {
+	if !a.on {
+		return nil
+	}
+	var out []list.Add
+	a.graph.claimed(en.URL, en.Level, func(url string, level int) { out = append(out, list.Add{URL: url, Level: level}) })
+	return out
+}
+
+// level returns the level of en as the graph knows it now: lower than
+// en's if, since its claim, a link to it turned up on a shallower page.
+func (a *ahead) level(en list.Entry) int {
+	if a.graph != nil {
+		if level, seen := a.graph.level(en.URL); seen && level < en.Level {
+			return level
 		}
-		// Registered now, so that the next pass carries it whether or
-		// not its fetch has begun. Each job on the stack has its own key
-		// in e.ahead until its fetch ends, and each token its job, so the
-		// tokens in aheadq are at most Config.Ahead, its capacity: a send
-		// never blocks.
-		e.queued.Add(1)
-		e.ahead[a.URL] = &aheadItem{}
-		jobs = append(jobs, job{en: list.Entry{URL: a.URL, Level: a.Level, State: list.Found}, epoch: e.epoch.Load(), ahead: true})
 	}
-	if e.graph.full() {
-		e.setAhead(false)
-	}
-	if len(jobs) == 0 {
-		return
-	}
-	last := jobs[len(jobs)-1]
-	if rest := jobs[:len(jobs)-1]; len(rest) > 0 && e.cfg.AheadLag > 0 {
-		time.AfterFunc(e.cfg.AheadLag, func() { e.queueAhead(rest...) })
-		jobs = []job{last}
-	}
-	e.stack = append(e.stack, jobs...)
-	for range jobs {
-		e.aheadq <- struct{}{}
-	}
+	return en.Level
 }
 
-// queueAhead hands the workers the jobs of lines registered in e.ahead a
-// lag ago (addLinks), but those a pass meanwhile found it could not claim,
-// and, once the spider is stopping, those no pass claimed.
-func (e *Engine) queueAhead(jobs ...job) {
-	e.mu.Lock()
-	n := 0
-	for _, j := range jobs {
-		if it := e.ahead[j.en.URL]; it == nil || it.state == lost || e.stopping && it.state == undecided {
-			delete(e.ahead, j.en.URL)
-			e.queued.Add(-1)
-			continue
+// pop returns the job found last among those waiting, if any.
+func (a *ahead) pop() (job, bool) {
+	if len(a.stack) == 0 {
+		return job{}, false
+	}
+	j := a.stack[len(a.stack)-1]
+	a.stack = a.stack[:len(a.stack)-1]
+	return j, true
+}
+
+// next returns the job pop would return, without taking it.
+func (a *ahead) next() (job, bool) {
+	if len(a.stack) == 0 {
+		return job{}, false
+	}
+	return a.stack[len(a.stack)-1], true
+}
+
+// drain forgets the jobs no worker has taken (the spider is stopping).
+func (a *ahead) drain() {
+	for _, j := range a.stack {
+		if it := a.items[j.en.URL]; it != nil && it.state == undecided {
+			a.open--
 		}
-		e.stack = append(e.stack, j)
-		n++
+		delete(a.items, j.en.URL)
 	}
-	e.mu.Unlock()
-	for range n {
-		e.aheadq <- struct{}{}
-	}
-	if n < len(jobs) {
-		e.signal() // fewer jobs queued: a pass may be due
-	}
+	a.stack = nil
 }
 
-// moved queues a URL known to the graph that moved up, for the next pass to
-// lower its line. Called with e.mu held.
-func (e *Engine) moved(url string, level int) {
-	e.adds = append(e.adds, list.Add{URL: url, Level: level})
-}
-
-// nextAhead returns the link found last among those waiting to be fetched
-// ahead: a worker takes one for each token of aheadq. Last in, first out
-// goes deep first, so the chain of pages that makes a site deep (the
-// "next page" link, last on an index page) is fetched before the pages
-// each of its links fans out to, and the crawl's critical path is not
-// queued behind them; the fan-out joins the stack a lag later
-// (defaultAheadLag), so that its answers do not arrive with the chain's.
-func (e *Engine) nextAhead() job {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	j := e.stack[len(e.stack)-1]
-	e.stack = e.stack[:len(e.stack)-1]
-	return j
-}
-
-// setAhead turns fetching ahead on or off. Called with e.mu held.
-func (e *Engine) setAhead(on bool) {
-	on = on && e.cfg.Ahead > 0
-	if on == e.aheadOn {
-		return
-	}
-	e.aheadOn = on
-	e.graph = nil
-	if on {
-		e.graph = newLinkGraph()
-	}
-	e.log.Debug("fetching ahead", "on", on)
-}
-
-// aheadDone takes the outcome of a fetch ahead. Called with e.mu held.
-func (e *Engine) aheadDone(url string, o *outcome) {
-	it := e.ahead[url]
+// done takes the outcome of a fetch ahead. It returns the outcome if a pass
+// claimed its line already, for the group commit; otherwise the outcome
+// waits for decide, or is forgotten if its line was lost.
+func (a *ahead) done(o *outcome) *outcome {
+	url := o.res.URL
+	it := a.items[url]
 	if it == nil {
-		return
+		return nil
 	}
 	switch it.state {
 	case undecided:
 		it.out = o
-		e.aheadHeld += o.size()
-		return
+		a.held += o.size()
+		return nil
 	case claimedAhead:
 		o.epoch = it.epoch
-		e.taken(o)
-		e.ready = append(e.ready, o)
 	case lost:
-		e.drop(o)
+		o = nil
 	}
-	delete(e.ahead, url)
+	delete(a.items, url)
+	return o
 }
 
-// taken notes the outcome of a fetch ahead that a pass took for its line:
-// a page found gone is news only then (a line another spider holds, or a
-// visited one, fetched again with its history, would be reported twice).
-// Called with e.mu held.
-func (e *Engine) taken(o *outcome) {
-	if o.res.State == list.Archived {
-		e.obs.archived(o.res.URL, o.res.Modified)
-		e.log.Info("gone", "url", o.res.URL)
-	}
-}
-
-// drop forgets the outcome of a fetch ahead whose line this spider did not
-// claim. Called with e.mu held.
-func (e *Engine) drop(o *outcome) {
-	switch o.res.State {
-	case list.Downloaded:
-		e.sum.Fetched--
-		if o.rec != nil {
-			e.sum.Bytes -= o.rec.Size // as store counted it: the body served, not the copy
-		}
-	case list.Archived:
-		e.sum.Archived--
-	case list.Error:
-		e.sum.Errors--
-	case list.Disallowed:
-		e.sum.Disallowed--
-	}
-}
-
-// undecided returns the URLs fetched ahead whose claim the next pass
-// decides: all those not decided yet, since each one's link is queued for
-// that pass. Called with e.mu held.
-func (e *Engine) undecided() map[string]bool {
+// carry returns the lines fetched ahead whose claim the next pass decides:
+// all those not decided yet, since each one's link is queued for it.
+func (a *ahead) carry() map[string]bool {
 	var m map[string]bool
-	for u, it := range e.ahead {
+	for u, it := range a.items {
 		if it.state == undecided {
 			if m == nil {
 				m = map[string]bool{}
@@ -251,54 +211,50 @@ func (e *Engine) undecided() map[string]bool {
 	return m
 }
 
-// decide applies what a pass claimed to the lines fetched ahead that it
-// carried, and reports which claimed URLs were such lines, but visited
-// ones: their outcomes are dropped, as those of lines not claimed are.
-func (e *Engine) decide(carried map[string]bool, claimed []list.Entry, epoch int64) map[string]bool {
-	mine := map[string]bool{}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// decide applies what a pass claimed (in epoch) to the lines fetched ahead
+// that it carried. It returns which claimed lines were such lines whose
+// answer is taken, and the outcomes already in hand for them; a visited
+// line's answer is not taken (it is fetched again, with its history), nor
+// that of a line the pass did not claim.
+func (a *ahead) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome) {
+	mine = map[string]bool{}
 	for _, en := range claimed {
 		if !carried[en.URL] || visited(en) {
-			continue // a visited line is fetched again, with its history
+			continue
 		}
 		mine[en.URL] = true
-		it := e.ahead[en.URL]
+		it := a.items[en.URL]
 		it.state, it.epoch = claimedAhead, epoch
+		a.open--
 		if it.out != nil {
 			it.out.epoch = epoch
-			e.aheadHeld -= it.out.size()
-			e.taken(it.out)
-			e.ready = append(e.ready, it.out)
-			delete(e.ahead, en.URL)
+			a.held -= it.out.size()
+			ready = append(ready, it.out)
+			delete(a.items, en.URL)
 		}
 	}
-	defer e.kick()
 	for u := range carried {
 		if mine[u] {
 			continue
 		}
-		it := e.ahead[u]
+		it := a.items[u]
 		it.state = lost
+		a.open--
 		if it.out != nil {
-			e.aheadHeld -= it.out.size()
-			e.drop(it.out)
-			delete(e.ahead, u)
+			a.held -= it.out.size()
+			delete(a.items, u)
 		}
 	}
-	return mine
+	return mine, ready
 }
 
 // visited reports whether the line of a claimed entry may have a fetch
 // history: a copy, a visit recorded, or a state only a fetch gives. A page
 // fetched ahead was fetched without one, as a page never seen (no
 // conditional request, no retry time, counts from zero), so its answer is
-// taken only for a line that has none; a visited line is fetched again,
-// like any claimed line, with its history, and if it is claimed while its
-// fetch ahead still runs, both requests run at once (each job keeps its
-// own copy: finish). Fetching ahead leaves the lines it knows visited
-// alone (known.go), so this is for lines visited after it read the list,
-// by another spider.
+// taken only for a line that has none. Fetching ahead leaves the lines it
+// knows visited alone (known.go), so this is for lines visited after it
+// read the list, by another spider.
 func visited(en list.Entry) bool {
 	return en.File != "" || !en.Modified.IsZero() || en.State != list.Found && en.State != list.Claimed
 }
@@ -332,31 +288,6 @@ func (k *aheadPicker) Less(a, b *list.Entry) bool {
 
 func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
 
-// claimedLine notes a line claimed the usual way, so that it is not
-// fetched ahead too.
-func (e *Engine) claimedLine(en list.Entry) {
-	e.mu.Lock()
-	if e.aheadOn {
-		e.graph.claimed(en.URL, en.Level, e.moved)
-	}
-	e.mu.Unlock()
-}
-
-// levelNow returns the level of the line en as this spider knows it now:
-// lower than en's if, while en was fetched ahead, a link to it turned up
-// on a shallower page. The links of en's page take their levels from it.
-func (e *Engine) levelNow(en list.Entry) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.graph == nil {
-		return en.Level
-	}
-	if level, seen := e.graph.level(en.URL); seen && level < en.Level {
-		return level
-	}
-	return en.Level
-}
-
 // adapt turns fetching ahead on while at least half of the distinct links
 // a pass carried that no pass of the run carried before were new to the
 // list, and off otherwise. Links carried before do not count: while
@@ -370,12 +301,12 @@ func (e *Engine) levelNow(en list.Entry) int {
 // once on, it stays on for fewer.
 //
 // When it turns fetching ahead on, it first reads the list's visited lines
-// into e.known, which fetching ahead then leaves alone. Only adapt turns
-// it on, so it stays off while the list is read.
-func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
+// (known.go), which fetching ahead then leaves alone.
+func (r *run) adapt(c *list.Cycle) {
+	a := r.ahead
 	fresh := 0
-	for _, a := range c.Add {
-		if !e.recent.seen(a.URL) {
+	for _, l := range c.Add {
+		if !a.recent.seen(l.URL) {
 			fresh++
 		}
 	}
@@ -383,32 +314,22 @@ func (e *Engine) adapt(ctx context.Context, c *list.Cycle) {
 		return
 	}
 	on := 2*c.Stats.Added >= fresh
-	e.mu.Lock()
-	if !on || e.aheadOn || e.cfg.Ahead <= 0 {
-		e.setAhead(on)
-		e.mu.Unlock()
+	if !on || a.on || a.max <= 0 {
+		if a.set(on) {
+			r.e.log.Debug("fetching ahead", "on", on)
+		}
 		return
 	}
-	e.mu.Unlock()
 	if fresh < minFresh && c.Stats.Lines != c.Stats.Added {
 		return // too few to turn it on for; it stays off
 	}
-	// e.known is read only while fetching ahead is on (addLinks).
-	if err := e.known.fill(ctx, e.list); err != nil && ctx.Err() == nil {
-		e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
+	if err := a.known.fill(r.ctx, r.e.list); err != nil && r.ctx.Err() == nil {
+		r.e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
 	}
-	e.mu.Lock()
-	e.setAhead(true)
-	e.mu.Unlock()
+	a.set(true)
+	r.e.log.Debug("fetching ahead", "on", true)
 }
 
 // minFresh is how many links new to the run a pass must carry for adapt to
 // turn fetching ahead on (but in a list empty before the pass).
 const minFresh = 8
-
-// aheadAlive returns how many lines fetched ahead are not handed on yet.
-func (e *Engine) aheadAlive() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.ahead)
-}

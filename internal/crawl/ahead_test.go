@@ -107,81 +107,130 @@ func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 // Fetching ahead pauses while the copies waiting for a pass hold
 // Config.AheadBytes, and goes on once a pass has taken them.
 func TestFetchAheadBytes(t *testing.T) {
-	v := newEnv(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Concurrency: 2, AheadBytes: 1000, Now: func() time.Time { return v.clock }},
-		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
-	e.setAhead(true)
+	a := newAhead(100, 1000)
+	a.set(true)
 	link := func(u string) {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		e.addLinks(list.Entry{URL: v.base + "/", Level: 0}, []list.Add{{URL: v.base + u, Level: 1}})
+		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h" + u, Level: 1}}, -1, 1, true)
 	}
 	done := func(u string, size int) {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		e.aheadDone(v.base+u, &outcome{res: list.Result{URL: v.base + u, State: list.Downloaded}, copy: &pageCopy{body: make([]byte, size)}})
+		if o := a.done(&outcome{res: list.Result{URL: "http://h" + u, State: list.Downloaded}, copy: &pageCopy{body: make([]byte, size)}}); o != nil {
+			t.Fatalf("%s: outcome handed on before its claim was decided", u)
+		}
 	}
 	link("/a")
 	link("/b")
-	if len(e.stack) != 2 {
-		t.Fatalf("%d links fetched ahead, want 2", len(e.stack))
+	if len(a.stack) != 2 {
+		t.Fatalf("%d links fetched ahead, want 2", len(a.stack))
 	}
 	done("/a", 600)
 	done("/b", 600)
 	link("/c")
-	if len(e.stack) != 2 || e.aheadHeld != 1200 {
-		t.Fatalf("with 1200 bytes held (cap 1000): %d links fetched ahead, %d bytes held; want 2, 1200", len(e.stack), e.aheadHeld)
+	if len(a.stack) != 2 || a.held != 1200 {
+		t.Fatalf("with 1200 bytes held (cap 1000): %d links fetched ahead, %d bytes held; want 2, 1200", len(a.stack), a.held)
 	}
 	// The pass claims /a and loses /b to another spider: both copies leave.
-	mine := e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, []list.Entry{{URL: v.base + "/a", Level: 1, State: list.Found}}, 1)
-	if e.aheadHeld != 0 || !mine[v.base+"/a"] || len(e.ready) != 1 || e.ready[0].res.URL != v.base+"/a" {
-		t.Fatalf("after the pass: %d bytes held, claimed %v, %d ready; want 0, /a, /a", e.aheadHeld, mine, len(e.ready))
+	mine, ready := a.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, []list.Entry{{URL: "http://h/a", Level: 1, State: list.Found}}, 1)
+	if a.held != 0 || !mine["http://h/a"] || len(ready) != 1 || ready[0].res.URL != "http://h/a" || ready[0].epoch != 1 {
+		t.Fatalf("after the pass: %d bytes held, claimed %v, %d ready; want 0, /a, /a", a.held, mine, len(ready))
 	}
 	link("/d")
-	if len(e.stack) != 3 {
-		t.Errorf("after the pass: %d links fetched ahead, want 3 (/a, /b, /d)", len(e.stack))
+	if len(a.stack) != 3 {
+		t.Errorf("after the pass: %d links fetched ahead, want 3 (/a, /b, /d)", len(a.stack))
 	}
+}
+
+// testRun returns a run of an engine over a new list and mirror, with
+// fetching ahead on, that no loop drives: the test plays the loop.
+func testRun(t *testing.T) *run {
+	t.Helper()
+	l, m, _ := openListMirror(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
+		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	r := newRun(e, context.Background())
+	r.first = false
+	r.ahead.set(true)
+	return r
 }
 
 // A pass waits for its spacing while fetches are queued for the workers,
 // and runs at once when none is: the workers then wait for it (the end of
 // a first mirror, whose last fetches ahead only a pass can claim). With
 // nothing left at all, a pass is due too: only it can tell that the crawl
-// is over (TestAheadLagLostLine hung without).
+// is over.
 func TestPassDueOnceWorkersWait(t *testing.T) {
-	v := newEnv(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Concurrency: 2, AheadLag: -1, Now: func() time.Time { return v.clock }},
-		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
-	e.mu.Lock()
-	e.setAhead(true)
-	e.addLinks(list.Entry{URL: v.base + "/", Level: 0}, []list.Add{{URL: v.base + "/a", Level: 1}, {URL: v.base + "/b", Level: 1}})
-	e.mu.Unlock()
-	if e.passDue(0, false) {
+	r := testRun(t)
+	now := time.Now()
+	r.lastPass, r.spacing = now, time.Hour
+	r.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/b", Level: 1}}, -1, 0, true)
+	if r.passDue(now) {
 		t.Fatal("pass due before its spacing with two fetches queued")
 	}
-	if !e.passDue(0, true) {
+	if !r.passDue(now.Add(2 * time.Hour)) {
 		t.Fatal("pass not due after its spacing with fetches ahead undecided")
 	}
 	finish := func() {
-		j := e.nextAhead()
-		e.finish(j, list.Result{URL: j.en.URL, State: list.Error}, nil, nil, nil)
+		j, _ := r.next()
+		r.dispatched()
+		r.running--
+		r.received(&outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Error}})
 	}
 	finish()
-	if e.passDue(0, false) {
+	if r.passDue(now) {
 		t.Fatal("pass due before its spacing with one fetch still queued")
 	}
 	finish()
-	if !e.passDue(0, false) {
+	if !r.passDue(now) {
 		t.Fatal("pass not due with no fetch left for the workers and two outcomes waiting for their claim")
 	}
-	e.decide(map[string]bool{v.base + "/a": true, v.base + "/b": true}, nil, 1)
-	if !e.passDue(0, false) {
+	r.ahead.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, nil, 1)
+	if !r.passDue(now) {
 		t.Fatal("pass not due with nothing left at all: only a pass can tell that the crawl is over")
 	}
-	if e.passDue(1, false) {
+	r.inflight["http://h/c"] = false
+	if r.passDue(now) {
 		t.Fatal("pass due with nothing to record, one claim in flight")
+	}
+}
+
+// Workers take the lines a pass claimed before any line fetched ahead, in
+// claim order: fetching ahead, deep first, never holds back a shallower
+// claimed line. (On a real wiki it once left the level-0 style sheet
+// unfetched while it went dozens of levels deep.)
+func TestClaimedLinesGoFirst(t *testing.T) {
+	r := testRun(t)
+	r.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, true)
+	r.queue = []job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}}
+	var order []string
+	for {
+		j, ok := r.next()
+		if !ok {
+			break
+		}
+		r.dispatched()
+		order = append(order, strings.TrimPrefix(j.en.URL, "http://h"))
+	}
+	if want := []string{"/style.css", "/a", "/deep/2", "/deep/1"}; !slices.Equal(order, want) {
+		t.Errorf("workers got %q, want %q", order, want)
+	}
+	if r.running != 4 {
+		t.Errorf("%d jobs running, want 4", r.running)
+	}
+}
+
+// Lines claimed as fetched ahead do not count against the batch of lines
+// claimed the usual way: a pass still claims a batch of those, however
+// many lines fetched ahead are in flight.
+func TestAheadLeavesTheBatch(t *testing.T) {
+	r := testRun(t)
+	for i := range 50 {
+		r.inflight[fmt.Sprintf("http://h/ahead/%d", i)] = true
+	}
+	r.inflight["http://h/usual"] = false
+	c, _ := r.cycle()
+	k, ok := c.Pick.(*claim.Picker)
+	if !ok || k.Want != 9 {
+		t.Fatalf("pick %#v, want a claim.Picker for 9 lines (a batch of 10, one in flight)", c.Pick)
 	}
 }
 
@@ -238,110 +287,21 @@ func TestFetchAheadLowersLevel(t *testing.T) {
 	}
 }
 
-// A page's last new link is fetched ahead at once and its other new links
-// AheadLag later, so their answers do not arrive with its own: with a lag
-// of half a second, /a and /b are not asked for in the 200 ms after /c
-// (last on the page) is; without one, all three are asked for together.
-func TestAheadLag(t *testing.T) {
-	for _, tc := range []struct {
-		lag      time.Duration
-		together bool
-	}{{500 * time.Millisecond, false}, {-1, true}} {
-		t.Run(fmt.Sprint(tc.lag), func(t *testing.T) {
-			v := newEnv(t)
-			var (
-				mu           sync.Mutex
-				asked        = map[string]bool{}
-				one, both    = make(chan struct{}), make(chan struct{})
-				once1, once2 sync.Once
-			)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				asked[r.URL.Path] = true
-				if asked["/a"] || asked["/b"] {
-					once1.Do(func() { close(one) })
-				}
-				if asked["/a"] && asked["/b"] {
-					once2.Do(func() { close(both) })
-				}
-				mu.Unlock()
-				if r.URL.Path == "/c" {
-					if tc.together {
-						select {
-						case <-both:
-						case <-time.After(10 * time.Second):
-							t.Error("no lag: /a and /b were not asked for while /c was")
-						}
-					} else {
-						select {
-						case <-one:
-							t.Errorf("lag %v: /a or /b asked for with /c, the page's last new link", tc.lag)
-						case <-time.After(200 * time.Millisecond):
-						}
-					}
-				}
-				v.site.ServeHTTP(w, r)
-			}))
-			t.Cleanup(srv.Close)
-			v.base = srv.URL
-			v.site.set("/", 200, `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)
-			for _, p := range []string{"/a", "/b", "/c"} {
-				v.site.set(p, 200, p)
-			}
-			v.cfg = func(c *Config) { c.Concurrency, c.AheadLag = 4, tc.lag }
-			if sum := v.crawl(t, time.Hour); sum.Fetched != 4 {
-				t.Errorf("fetched %d pages, want 4", sum.Fetched)
-			}
-			for _, p := range []string{"/a", "/b", "/c"} {
-				if n := v.hits(p); n != 1 {
-					t.Errorf("%s fetched %d times, want once", p, n)
-				}
-			}
-		})
-	}
-}
-
-// A link whose fetch ahead waits out its lag is not fetched at all if a
-// pass meanwhile finds its line claimed by another live spider.
-func TestAheadLagLostLine(t *testing.T) {
-	v := newEnv(t)
-	v.site.set("/", 200, `<a href="/b">b</a> <a href="/c">c</a>`)
-	v.site.set("/b", 200, "b")
-	v.site.set("/c", 200, "c")
-	v.claimAsOther(t, "/b")
-	v.cfg = func(c *Config) { c.AheadLag = time.Second }
-	if sum := v.crawl(t, time.Hour); sum.Fetched != 2 {
-		t.Errorf("fetched %d, want 2 (/ and /c)", sum.Fetched)
-	}
-	if n := v.hits("/b"); n != 0 {
-		t.Errorf("/b, claimed by another spider before its lag ran out, fetched %d times", n)
-	}
-	if en := v.line(t, v.base+"/b"); en.Spider != "other" || en.State != list.Claimed {
-		t.Errorf("/b after the crawl: %+v", en)
-	}
-}
-
 // A URL still being fetched ahead when fetching ahead went off and on
-// again (its link graph starts empty) is not registered a second time: a
-// second job would outnumber Config.Ahead's tokens, and its outcome would
-// overwrite the first's.
+// again (its link graph starts empty) is not registered a second time: its
+// outcome would overwrite the first's.
 func TestAheadAfterGraphReset(t *testing.T) {
-	v := newEnv(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Concurrency: 2, Now: func() time.Time { return v.clock }},
-		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	a := newAhead(10, 1<<20)
 	link := func() {
-		e.addLinks(list.Entry{URL: v.base + "/", Level: 0}, []list.Add{{URL: v.base + "/u", Level: 1}})
+		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/u", Level: 1}}, -1, 0, true)
 	}
-	e.setAhead(true)
+	a.set(true)
 	link()
-	e.setAhead(false)
-	e.setAhead(true)
+	a.set(false)
+	a.set(true)
 	link()
-	if len(e.stack) != 1 || len(e.aheadq) != 1 || e.queued.Load() != 1 {
-		t.Errorf("after a reset: %d jobs, %d tokens, %d queued; want 1 each", len(e.stack), len(e.aheadq), e.queued.Load())
+	if len(a.stack) != 1 || len(a.items) != 1 || a.open != 1 {
+		t.Errorf("after a reset: %d jobs, %d items, %d open; want 1 each", len(a.stack), len(a.items), a.open)
 	}
 }
 
@@ -393,10 +353,7 @@ func TestFetchAheadKeepsHistory(t *testing.T) {
 // drops the answer fetched ahead, and the picker keeps such a line out of
 // a pass while its retry backoff lasts, like any other line.
 func TestAheadVisitedLine(t *testing.T) {
-	l, m, _ := openListMirror(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
-		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	r := testRun(t)
 	fresh := list.Entry{URL: "http://h/new", Level: 1, State: list.Found}
 	visits := []list.Entry{
 		{URL: "http://h/copy", Level: 1, State: list.Downloaded, File: "h/copy.html", Modified: time.Unix(1e9, 0)},
@@ -406,35 +363,33 @@ func TestAheadVisitedLine(t *testing.T) {
 	}
 	claimed := append([]list.Entry{fresh}, visits...)
 	carried := map[string]bool{}
-	e.mu.Lock()
 	for _, en := range claimed {
 		carried[en.URL] = true
 		o := &outcome{res: list.Result{URL: en.URL, State: list.Downloaded}, rec: &meta.Record{Size: 100},
-			copy: &pageCopy{body: make([]byte, 150)}} // a copy rewritten longer than the body served
+			copy: &pageCopy{body: make([]byte, 150)}, count: Summary{Fetched: 1, Bytes: 100}}
 		if en.State == list.Disallowed {
-			o = &outcome{res: list.Result{URL: en.URL, State: list.Disallowed}}
-			e.sum.Disallowed++
-		} else {
-			e.sum.Fetched++
-			e.sum.Bytes += 100
+			o = &outcome{res: list.Result{URL: en.URL, State: list.Disallowed}, count: Summary{Disallowed: 1}}
 		}
-		e.ahead[en.URL] = &aheadItem{out: o}
+		r.ahead.items[en.URL] = &aheadItem{out: o}
+		r.ahead.open++
 	}
-	e.mu.Unlock()
-	mine := e.decide(carried, claimed, 1)
+	mine, ready := r.ahead.decide(carried, claimed, 1)
 	if !mine[fresh.URL] || len(mine) != 1 {
 		t.Errorf("lines whose answer fetched ahead is taken: %v, want only %s", mine, fresh.URL)
 	}
-	if len(e.ahead) != 0 || len(e.ready) != 1 {
-		t.Errorf("after the pass: %d fetched ahead, %d ready; want 0, 1", len(e.ahead), len(e.ready))
+	if len(r.ahead.items) != 0 || len(ready) != 1 || r.ahead.open != 0 {
+		t.Errorf("after the pass: %d fetched ahead, %d ready, %d open; want 0, 1, 0", len(r.ahead.items), len(ready), r.ahead.open)
 	}
-	if s := e.sum; s.Fetched != 1 || s.Bytes != 100 || s.Disallowed != 0 {
+	for _, o := range ready {
+		r.take(o)
+	}
+	if s := r.sum; s.Fetched != 1 || s.Bytes != 100 || s.Disallowed != 0 {
 		t.Errorf("counted after the pass: %d fetched, %d bytes, %d disallowed; want the new line's alone: 1, 100, 0",
 			s.Fetched, s.Bytes, s.Disallowed)
 	}
 
 	skip := func(string) bool { return true } // every line in backoff
-	k := &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: time.Unix(2e9, 0), Skip: skip}, ahead: carried}
+	k := &aheadPicker{Picker: &claim.Picker{P: r.e.cfg.Profile, Now: time.Unix(2e9, 0), Skip: skip}, ahead: carried}
 	if !k.Due(&fresh) {
 		t.Error("a line never visited, fetched ahead, kept out by the retry backoff: its answer is in hand")
 	}
@@ -450,36 +405,39 @@ func TestAheadVisitedLine(t *testing.T) {
 // answer is dropped: for a visited line, fetched again with its history
 // (which reports it then), or a line the pass could not claim.
 func TestAheadGoneReportedOnce(t *testing.T) {
-	l, m, _ := openListMirror(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
-		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	r := testRun(t)
 	at := time.Unix(2e9, 0)
 	fresh := list.Entry{URL: "http://h/new-gone", Level: 1, State: list.Found}
 	visited := list.Entry{URL: "http://h/old-gone", Level: 1, State: list.Downloaded, File: "h/old-gone.html", Modified: time.Unix(1e9, 0)}
 	lost := "http://h/theirs-gone"
 	late := list.Entry{URL: "http://h/late-gone", Level: 1, State: list.Found} // claimed before its answer came
+	gone := func(u string) *outcome {
+		return &outcome{job: job{en: list.Entry{URL: u}, ahead: true}, res: list.Result{URL: u, State: list.Archived, Modified: at},
+			count: Summary{Archived: 1}, gone: true}
+	}
 	carried := map[string]bool{fresh.URL: true, visited.URL: true, lost: true, late.URL: true}
-	e.mu.Lock()
 	for u := range carried {
-		e.ahead[u] = &aheadItem{}
+		r.ahead.items[u] = &aheadItem{}
+		r.ahead.open++
 		if u != late.URL {
-			e.ahead[u].out = &outcome{res: list.Result{URL: u, State: list.Archived, Modified: at}}
-			e.sum.Archived++
+			r.ahead.items[u].out = gone(u)
 		}
 	}
-	e.mu.Unlock()
-	e.decide(carried, []list.Entry{fresh, visited, late}, 1)
-	e.mu.Lock()
-	e.aheadDone(late.URL, &outcome{res: list.Result{URL: late.URL, State: list.Archived, Modified: at}})
-	e.mu.Unlock()
+	_, ready := r.ahead.decide(carried, []list.Entry{fresh, visited, late}, 1)
+	for _, o := range ready {
+		r.take(o)
+	}
+	r.received(gone(late.URL))
 	var got []string
-	for _, a := range e.obs.archivals {
+	for _, a := range r.e.obs.archivals {
 		got = append(got, a.URL)
 	}
 	slices.Sort(got)
 	if want := []string{late.URL, fresh.URL}; !slices.Equal(got, want) {
 		t.Errorf("reported gone: %q, want %q (the answers taken)", got, want)
+	}
+	if r.sum.Archived != 2 {
+		t.Errorf("%d archived counted, want 2", r.sum.Archived)
 	}
 }
 
@@ -490,10 +448,8 @@ func TestAheadGoneReportedOnce(t *testing.T) {
 // a resumed first mirror from ever turning it on, and it crawled a
 // 1,000-page chain a pass a page (4 times slower).
 func TestAdaptCountsLinksOnce(t *testing.T) {
-	l, m, _ := openListMirror(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
-		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	r := testRun(t)
+	r.ahead.set(false)
 	lines := 100
 	pass := func(added int, paths ...string) bool {
 		t.Helper()
@@ -503,8 +459,8 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 		}
 		lines += added
 		c.Stats.Added, c.Stats.Lines = added, lines
-		e.adapt(context.Background(), c)
-		return e.aheadOn
+		r.adapt(c)
+		return r.ahead.on
 	}
 	every := []string{"/", "/forum/", "/site.css"}
 	pages := func(prefix string, n int) []string {
@@ -535,10 +491,8 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 		t.Fatal("fetching ahead on for two new links")
 	}
 	// A new list: its first pass carries the start URL alone.
-	l2, m2, _ := openListMirror(t)
-	e = New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{"http://h/"}, Concurrency: 2, Lease: time.Minute},
-		l2, m2, fetch.New(fetch.Options{UserAgent: "test"}))
+	r = testRun(t)
+	r.ahead.set(false)
 	lines = 0
 	if !pass(1, "/") {
 		t.Fatal("fetching ahead off after the first pass of a first mirror")
@@ -623,13 +577,12 @@ func TestClaimHeldInBackoffIsHandedBack(t *testing.T) {
 		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }},
 		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
 	e.retry.hold(v.base+"/a", v.clock.Add(time.Minute))
-	e.queued.Add(1)
 	en := list.Entry{URL: v.base + "/a", Level: 1, State: list.Error, Modified: v.clock.Add(-time.Hour)}
-	e.process(context.Background(), context.Background(), job{en: en, epoch: e.epoch.Load()})
+	o := e.process(context.Background(), context.Background(), job{en: en, epoch: e.lease.current()})
 	if hits := v.hits("/a"); hits != 0 {
 		t.Errorf("/a asked for %d times in its backoff", hits)
 	}
-	if len(e.ready) != 1 || e.ready[0].res.State != 0 || e.ready[0].rec != nil {
-		t.Errorf("outcome %+v, want the line handed back unfetched", e.ready)
+	if o.res.State != 0 || o.rec != nil {
+		t.Errorf("outcome %+v, want the line handed back unfetched", o)
 	}
 }

@@ -37,7 +37,7 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 			return
 		}
 		ev.File = ""
-		e.note(ev)
+		e.index.note(ev)
 		return
 	}
 	if isHTMLFile(en.File) {
@@ -53,7 +53,7 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 			}
 		}
 	}
-	e.note(ev)
+	e.index.note(ev)
 }
 
 // isHTMLFile reports whether a mirror file is a page, by the extension

@@ -14,6 +14,8 @@ import (
 const publishEvery = 2 * time.Second
 
 // changeLog holds the changes of the mirror not yet published to its index.
+// Workers and the group commit note changes; the publisher goroutine (owned
+// by Run, started by publisher, ended by its stop) publishes them.
 type changeLog struct {
 	mu      sync.Mutex
 	pending []mirrorindex.Event
@@ -42,13 +44,13 @@ func (e *Engine) change(en list.Entry, file string, body []byte, now time.Time) 
 }
 
 // note queues an event for the index; one without a Kind is no change.
-func (e *Engine) note(ev mirrorindex.Event) {
+func (c *changeLog) note(ev mirrorindex.Event) {
 	if ev.Kind == "" {
 		return
 	}
-	e.changes.mu.Lock()
-	e.changes.pending = append(e.changes.pending, ev)
-	e.changes.mu.Unlock()
+	c.mu.Lock()
+	c.pending = append(c.pending, ev)
+	c.mu.Unlock()
 }
 
 // publisher runs publish beside the loop, when kickPublish asks, until
@@ -56,15 +58,15 @@ func (e *Engine) note(ev mirrorindex.Event) {
 // events, tens of milliseconds). Run publishes once more itself, finally,
 // after stop.
 func (e *Engine) publisher() (stop func()) {
-	e.changes.kick = make(chan struct{}, 1)
-	return beside(e.changes.kick, func() { e.publish(false) })
+	e.index.kick = make(chan struct{}, 1)
+	return beside(e.index.kick, func() { e.publish(false) })
 }
 
 // kickPublish asks the publisher for a publish, which does nothing if the
 // last one is recent (publish).
 func (e *Engine) kickPublish() {
 	select {
-	case e.changes.kick <- struct{}{}:
+	case e.index.kick <- struct{}{}:
 	default:
 	}
 }
@@ -76,19 +78,19 @@ func (e *Engine) kickPublish() {
 // the publisher makes them, and Run once it has stopped.
 func (e *Engine) publish(final bool) {
 	now := e.cfg.Now()
-	e.changes.mu.Lock()
-	idle := len(e.changes.pending) == 0 && !e.changes.last.IsZero()
-	if !final && (now.Sub(e.changes.last) < publishEvery || idle && now.Sub(e.changes.last) < mirrorindex.Refresh) {
-		e.changes.mu.Unlock()
+	e.index.mu.Lock()
+	idle := len(e.index.pending) == 0 && !e.index.last.IsZero()
+	if !final && (now.Sub(e.index.last) < publishEvery || idle && now.Sub(e.index.last) < mirrorindex.Refresh) {
+		e.index.mu.Unlock()
 		return
 	}
-	evs := e.changes.pending
-	e.changes.pending, e.changes.last = nil, now
-	e.changes.mu.Unlock()
-	if err := e.changes.pub.Publish(e.mirror, evs, now); err != nil {
+	evs := e.index.pending
+	e.index.pending, e.index.last = nil, now
+	e.index.mu.Unlock()
+	if err := e.index.pub.Publish(e.mirror, evs, now); err != nil {
 		e.log.Warn("mirror index not updated", "err", err)
-		e.changes.mu.Lock()
-		e.changes.pending = append(evs, e.changes.pending...)
-		e.changes.mu.Unlock()
+		e.index.mu.Lock()
+		e.index.pending = append(evs, e.index.pending...)
+		e.index.mu.Unlock()
 	}
 }

@@ -234,27 +234,32 @@ func TestStalledSpiderDoesNotWrite(t *testing.T) {
 		return &fetch.Response{URL: v.base + "/", Status: 200, MediaType: "text/html", Body: []byte(body)}
 	}
 	en := list.Entry{URL: v.base + "/", Level: 0}
+	store := func(epoch int64, body string, now time.Time) *outcome {
+		o := &outcome{job: job{en: en, epoch: epoch}, res: list.Result{URL: en.URL}, epoch: epoch, rec: &meta.Record{}}
+		e.store(o, page(body), now)
+		return o
+	}
 	e.beat(v.clock.Add(-2 * time.Minute))
-	old := e.epoch.Load()
-	if res, adds, cp := e.store(job{en: en, epoch: old}, page("old"), &meta.Record{}, v.clock); res.State != 0 || adds != nil || cp != nil {
-		t.Errorf("stalled spider recorded %+v, %v", res, adds)
+	old := e.lease.current()
+	if o := store(old, "old", v.clock); o.res.State != 0 || o.adds != nil || o.copy != nil || o.rec != nil {
+		t.Errorf("stalled spider recorded %+v", o)
 	}
 	if _, err := v.m.Stat("127.0.0.1"); err == nil {
 		t.Error("stalled spider wrote into the mirror")
 	}
 	e.beat(v.clock) // it wakes up and beats: the gap starts a new epoch
-	if e.epoch.Load() == old {
+	if e.lease.current() == old {
 		t.Fatal("a gap longer than half the lease did not start a new epoch")
 	}
-	if res, _, cp := e.store(job{en: en, epoch: old}, page("old"), &meta.Record{}, v.clock); res.State != 0 || cp != nil {
-		t.Errorf("claim from before the gap recorded %+v", res)
+	if o := store(old, "old", v.clock); o.res.State != 0 || o.copy != nil {
+		t.Errorf("claim from before the gap recorded %+v", o.res)
 	}
-	if res, _, _ := e.store(job{en: en, epoch: e.epoch.Load()}, page("new"), &meta.Record{}, v.clock); res.State != list.Downloaded {
-		t.Errorf("fresh claim: %+v", res)
+	if o := store(e.lease.current(), "new", v.clock); o.res.State != list.Downloaded {
+		t.Errorf("fresh claim: %+v", o.res)
 	}
 	e.beat(v.clock.Add(20 * time.Second)) // a normal gap keeps the epoch
-	if res, _, _ := e.store(job{en: en, epoch: e.epoch.Load()}, page("new"), &meta.Record{}, v.clock.Add(20*time.Second)); res.State != list.Downloaded {
-		t.Errorf("after a normal beat: %+v", res)
+	if o := store(e.lease.current(), "new", v.clock.Add(20*time.Second)); o.res.State != list.Downloaded {
+		t.Errorf("after a normal beat: %+v", o.res)
 	}
 }
 

@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -19,73 +18,6 @@ import (
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
-
-func TestGoneNeedsConfirmation(t *testing.T) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	e404 := &fetch.HTTPError{URL: "u", StatusCode: 404, Status: "404 Not Found"}
-	e410 := &fetch.HTTPError{URL: "u", StatusCode: 410, Status: "410 Gone"}
-	tests := []struct {
-		name     string
-		prior    int // 404s in a row before
-		err      error
-		after    int
-		archived bool
-	}{
-		{"first 404 of 2", 0, e404, 2, false},
-		{"second 404 of 2", 1, e404, 2, true},
-		{"first 404 of 1", 0, e404, 1, true},
-		{"410 at once", 0, e410, 3, true},
-		{"second 404 of 3", 1, e404, 3, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec, arch := gone(meta.Record{NotFound: tt.prior}, tt.err, tt.after, time.Minute, now)
-			if arch != tt.archived {
-				t.Fatalf("archived = %v, want %v (reason %q)", arch, tt.archived, rec.Reason)
-			}
-			if !arch && !rec.RetryAt.Equal(now.Add(time.Minute)) {
-				t.Errorf("unconfirmed 404: retry at %v, want a minute later", rec.RetryAt)
-			}
-			if rec.NotFound != tt.prior+1 || rec.Reason == "" {
-				t.Errorf("record %+v", rec)
-			}
-		})
-	}
-}
-
-func TestFailedBacksOff(t *testing.T) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	h := http.Header{}
-	h.Set("Retry-After", "1800")
-	date := http.Header{}
-	date.Set("Retry-After", now.Add(45*time.Minute).Format(http.TimeFormat))
-	bad := http.Header{}
-	bad.Set("Retry-After", "12abc")
-	tests := []struct {
-		name  string
-		fails int
-		err   error
-		wait  time.Duration
-	}{
-		{"first failure", 0, errors.New("reset"), time.Minute},
-		{"third failure", 2, errors.New("reset"), 4 * time.Minute},
-		{"many failures cap at 6h", 40, errors.New("reset"), 6 * time.Hour},
-		{"503 Retry-After seconds", 0, &fetch.HTTPError{StatusCode: 503, Header: h}, 30 * time.Minute},
-		{"429 Retry-After date", 0, &fetch.HTTPError{StatusCode: 429, Header: date}, 45 * time.Minute},
-		{"malformed Retry-After ignored", 0, &fetch.HTTPError{StatusCode: 503, Header: bad}, time.Minute},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := failed(meta.Record{Fails: tt.fails, NotFound: 1}, tt.err, now)
-			if got := rec.RetryAt.Sub(now); got != tt.wait {
-				t.Errorf("wait %v, want %v", got, tt.wait)
-			}
-			if rec.NotFound != 0 || rec.Fails != tt.fails+1 || rec.Error == "" {
-				t.Errorf("record %+v", rec)
-			}
-		})
-	}
-}
 
 // An update pass over a site where one page two levels below the home page
 // changed: everything else answers 304 and keeps its copy, the changed page
@@ -336,7 +268,7 @@ func TestArchivedPageComesBackUnchanged(t *testing.T) {
 // ones within the interval wait for more, and a full batch wakes it. With
 // the workers idle, historyIdle is enough.
 func TestHistorianBatches(t *testing.T) {
-	h := &historian{kick: make(chan struct{}, 1)}
+	h := newHistorian(nil, nil)
 	woken := func() bool {
 		select {
 		case <-h.kick:
@@ -383,17 +315,21 @@ func TestHistorianBatches(t *testing.T) {
 // nothing sent by the last pass: a refresh's passes, which wait for every
 // claim to come back, are not idle while they still send claims.
 func TestWorkersIdle(t *testing.T) {
-	var e Engine
-	if !e.workersIdle() {
+	r := testRun(t)
+	if !r.workersIdle() {
 		t.Error("nothing queued, nothing sent: not idle")
 	}
-	e.sent = 10
-	if e.workersIdle() {
+	r.sent = 10
+	if r.workersIdle() {
 		t.Error("idle after a pass that sent claims (a refresh's pass)")
 	}
-	e.sent = 0
-	e.queued.Add(1)
-	if e.workersIdle() {
+	r.sent = 0
+	r.queue = append(r.queue, job{})
+	if r.workersIdle() {
 		t.Error("idle with a job queued")
+	}
+	r.queue, r.running = nil, 1
+	if r.workersIdle() {
+		t.Error("idle with a job running")
 	}
 }

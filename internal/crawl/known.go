@@ -20,7 +20,7 @@ const knownBits = 1 << 24
 // list each time fetching ahead turns on, which for a resumed first mirror
 // is when its passes reach the frontier. A URL taken for a known one
 // wrongly is only not fetched ahead: a pass claims it as any other line.
-// Owned by the Run loop while it fills it; read under Engine.mu.
+// Part of fetching ahead (ahead.go), which the loop owns.
 type knownLines struct {
 	seed maphash.Seed
 	bits []uint64

@@ -15,12 +15,11 @@ package crawl
 // the same level). A URL that moves up takes every URL below it along, and
 // each one that moved goes to the next pass as an Add at its new level.
 //
-// Measured on the test forum (2,000 topics, 16 fetches at once): without
-// the graph, up to 83% of the lines of a first mirror ended 1-22 levels too
-// deep, differently in every run (TestFirstMirrorLevels).
+// Without the graph, many lines of a first mirror end levels too deep,
+// differently in every run (TestFirstMirrorLevels).
 
-// linkGraph is that graph. It is not safe for concurrent use (the engine
-// holds e.mu). Memory: about 100 bytes a URL (its map entry and node) and
+// linkGraph is that graph. It is not safe for concurrent use: fetching
+// ahead (ahead.go) owns it, and the loop owns that. Memory: about 100 bytes a URL (its map entry and node) and
 // 8 a link; past maxSeen URLs or maxGraphLinks links, fetching ahead stops
 // and the graph goes (ahead.go).
 type linkGraph struct {

@@ -44,7 +44,7 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // Pages on other hosts are never followed. Links it mirrors are rewritten
 // to their files; others stay absolute.
 func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
-	ok, _ := e.scopeRules().FollowIn(fromIn, e.inScope(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+	ok, _ := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
 	return ok
 }
 

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/history"
 	"github.com/spider-mirror/spider/internal/hostgate"
 )
 
@@ -164,28 +163,9 @@ func (p *politeness) outcome(err error) hostgate.Outcome {
 		return hostgate.Outcome{} // network trouble: no verdict
 	}
 	if he.StatusCode == http.StatusTooManyRequests || he.StatusCode == http.StatusServiceUnavailable {
-		return hostgate.Outcome{Throttled: true, RetryAfter: retryAfter(he.Header, time.Now()), Base: p.base}
+		return hostgate.Outcome{Throttled: true, RetryAfter: history.RetryAfter(he.Header, time.Now()), Base: p.base}
 	}
 	return hostgate.Outcome{OK: he.StatusCode < 500}
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date. It
-// returns 0 if there is none or it cannot be read or lies in the past.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 {
-			return 0
-		}
-		return time.Duration(min(n, int64(hostgate.MaxSlowDown/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), hostgate.MaxSlowDown)
-	}
-	return 0
 }
 
 // waitLocal spaces this process's requests to host by its delay.

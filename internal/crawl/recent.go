@@ -10,8 +10,8 @@ const recentSlots = 1 << 15
 // first time from those on every page (home, an index, a style sheet): a
 // direct-mapped table of 64-bit hashes, fixed in size however large the
 // site. A link is forgotten when another takes its slot; one never carried
-// is taken for seen only if its hash equals another's. Owned by the Run
-// loop.
+// is taken for seen only if its hash equals another's. Part of fetching
+// ahead (ahead.go), which the loop owns.
 type recentLinks struct {
 	seed  maphash.Seed
 	slots []uint64

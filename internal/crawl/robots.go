@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/fetch"
-	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/history"
 	"github.com/spider-mirror/spider/internal/robots"
 	"github.com/spider-mirror/spider/list"
 )
 
-// robotsState is the engine's robots.txt cache, made on first use.
+// robotsState is the engine's robots.txt cache, made on first use (the
+// fetcher it uses is set up after New's other fields).
 type robotsState struct {
 	once  sync.Once
 	cache *robots.Cache
@@ -55,9 +56,9 @@ func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answe
 }
 
 // robotsDenied consults the host's robots.txt (cached for at most 24 h)
-// before the page of j is fetched. It returns true when the page must not
-// be fetched; res then says why, and hist (nil when handing back) is the
-// line's history with the reason in words:
+// before the page of o's job is fetched. It returns true when the page must
+// not be fetched; o's result then says why, and its history (nil when
+// handing back) gives the reason in words:
 //
 //   - robots.txt forbids the URL: the line is recorded disallowed, its
 //     time the time of this check, the copy (if any) untouched. It is due
@@ -70,27 +71,28 @@ func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answe
 //
 // It also applies the host's Crawl-delay to the politeness of every spider
 // of the list.
-func (e *Engine) robotsDenied(ctx context.Context, j job, res *list.Result) (denied bool, hist *meta.Record) {
+func (e *Engine) robotsDenied(ctx context.Context, o *outcome) bool {
 	if e.cfg.IgnoreRobots {
-		return false, nil
+		return false
 	}
+	j, res := o.job, &o.res
 	en := j.en
 	host := hostOf(en.URL)
 	scheme, _, _ := strings.Cut(en.URL, "://")
 	rules, changed, err := e.robotsCache().Rules(ctx, scheme+"://"+host)
 	if err != nil {
-		return true, nil // stopping: hand the line back
+		return true // stopping: hand the line back
 	}
 	if changed {
 		e.log.Info("robots.txt changed", "host", host, "crawl_delay", rules.CrawlDelay)
 	}
 	e.polite.setCrawlDelay(host, rules.CrawlDelay)
 	if rules.Allowed(en.URL) {
-		return false, nil
+		return false
 	}
 	now := e.cfg.Now()
-	if e.voided(j.epoch, now) {
-		return true, nil
+	if e.lease.voided(j.epoch, now) {
+		return true
 	}
 	h := j.rec
 	h.URL = en.URL
@@ -99,21 +101,23 @@ func (e *Engine) robotsDenied(ctx context.Context, j job, res *list.Result) (den
 		if en.File == "" {
 			res.Modified = now
 		}
-		h = failed(h, errRobotsUnreachable, now)
+		h = history.Failed(h, errRobotsUnreachable, now)
 		h.Status = 0
 		h.Reason = fmt.Sprintf("robots.txt unreachable (status %d): nothing on the host is fetched for now; next attempt after %s",
 			rules.Status, h.RetryAt.Format(time.RFC3339))
 		e.retry.hold(en.URL, h.RetryAt)
-		e.count(func(s *Summary) { s.Errors++ })
+		o.count.Errors++
 		e.obs.failed(errRobotsUnreachable)
 		e.log.Warn("robots.txt unreachable: the host is off limits for now", "url", en.URL, "robots_status", rules.Status)
-		return true, &h
+		o.rec = &h
+		return true
 	}
 	res.State, res.Modified = list.Disallowed, now
 	h.Reason = "disallowed by robots.txt as of " + now.UTC().Format(time.RFC3339) + "; checked again when due"
-	e.count(func(s *Summary) { s.Disallowed++ })
+	o.count.Disallowed++
 	e.log.Info("disallowed by robots.txt", "url", en.URL)
-	return true, &h
+	o.rec = &h
+	return true
 }
 
 var errRobotsUnreachable = errors.New("robots.txt unreachable")

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"log/slog"
 	"sync"
 
 	"github.com/spider-mirror/spider/internal/extract"
@@ -8,41 +9,92 @@ import (
 	"github.com/spider-mirror/spider/list"
 )
 
-// DefaultMaxNewPerHost is Config.MaxNewPerHost's default.
-const DefaultMaxNewPerHost = 5000
+// hostScope is the set of hosts whose links the spider follows: the start
+// URLs' (or Config.Hosts), and the host of any level-0 line a pass claims
+// later (a start URL seeded while running). Read by every worker and by the
+// fetcher's redirect check; widened by the loop.
+type hostScope struct {
+	mu    sync.RWMutex
+	hosts map[string]bool
+}
+
+func newHostScope(hosts, starts []string) *hostScope {
+	s := &hostScope{hosts: map[string]bool{}}
+	for _, h := range hosts {
+		s.hosts[h] = true
+	}
+	if len(s.hosts) == 0 {
+		for _, u := range starts {
+			s.hosts[hostOf(u)] = true
+		}
+	}
+	return s
+}
+
+// has reports whether the URL u is on a host in scope.
+func (s *hostScope) has(u string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.hosts[hostOf(u)]
+}
+
+// widen adds the host of u; it reports whether the host is new.
+func (s *hostScope) widen(u string) bool {
+	h := hostOf(u)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hosts[h] {
+		return false
+	}
+	s.hosts[h] = true
+	return true
+}
+
+// widenScope follows links on the host of a level-0 line from now on.
+func (e *Engine) widenScope(u string) {
+	if e.scope.widen(u) {
+		e.links.reset() // links to the host are mirrored from now on
+		e.log.Info("following links on a new start host", "host", hostOf(u))
+	}
+}
 
 // follower applies the scope rules and limits to found links, and the
-// budget of links taken per host per pass.
+// budget of distinct links taken per host per pass. The loop starts each
+// pass's budget (newPass); workers spend it.
 type follower struct {
-	once  sync.Once
 	rules *scope.Rules
+	max   int // Config.MaxNewPerHost; <0 = no limit
+	log   *slog.Logger
 
 	mu    sync.Mutex
-	cycle int                        // the pass the counts below belong to
 	taken map[string]map[string]bool // host -> links taken in this pass
 	over  map[string]bool            // hosts whose budget ran out (logged once per pass)
 }
 
-func (e *Engine) scopeRules() *scope.Rules {
-	e.follow.once.Do(func() {
-		c := e.cfg.Scope
-		c.Hosts = nil // the engine keeps the hosts in scope (inScope)
-		hosts := append([]string(nil), e.cfg.Hosts...)
-		for _, s := range e.cfg.Starts {
-			hosts = append(hosts, hostOf(s))
-		}
-		// The start decides: a test site, an intranet.
-		c.AllowLoopback, c.AllowPrivate = scope.Allowed(hosts)
-		r, err := scope.New(c)
-		if err != nil {
-			// cmd/spider compiles the same config first; this is a
-			// programming error, so fall back to the limits alone.
-			e.log.Error("scope rules not compiled; following with limits only", "err", err)
-			r, _ = scope.New(scope.Config{Limits: c.Limits, AllowLoopback: c.AllowLoopback, AllowPrivate: c.AllowPrivate})
-		}
-		e.follow.rules = r
-	})
-	return e.follow.rules
+func newFollower(cfg Config, hosts *hostScope, log *slog.Logger) *follower {
+	c := cfg.Scope
+	c.Hosts = nil // hostScope keeps the hosts in scope
+	all := append([]string(nil), cfg.Hosts...)
+	for _, s := range cfg.Starts {
+		all = append(all, hostOf(s))
+	}
+	// The start decides: a test site, an intranet.
+	c.AllowLoopback, c.AllowPrivate = scope.Allowed(all)
+	r, err := scope.New(c)
+	if err != nil {
+		// cmd/spider compiles the same config first; this is a
+		// programming error, so fall back to the limits alone.
+		log.Error("scope rules not compiled; following with limits only", "err", err)
+		r, _ = scope.New(scope.Config{Limits: c.Limits, AllowLoopback: c.AllowLoopback, AllowPrivate: c.AllowPrivate})
+	}
+	return &follower{rules: r, max: cfg.MaxNewPerHost, log: log}
+}
+
+// newPass starts a new pass's budget.
+func (f *follower) newPass() {
+	f.mu.Lock()
+	f.taken, f.over = nil, nil
+	f.mu.Unlock()
 }
 
 // follows reports whether link l found on the page of line en is added to
@@ -52,32 +104,26 @@ func (e *Engine) follows(en list.Entry, l extract.Link) bool {
 	if en.Level >= list.MaxLevel {
 		return false
 	}
-	ok, why := e.scopeRules().FollowIn(e.inScope(en.URL), e.inScope(l.URL),
+	ok, why := e.follow.rules.FollowIn(e.scope.has(en.URL), e.scope.has(l.URL),
 		scope.Link{URL: l.URL, Level: linkLevel(en.Level, l.Kind), Requisite: isRequisite(l.Kind)})
 	if !ok {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
 		return false
 	}
-	return e.budget(l.URL)
+	return e.follow.budget(l.URL)
 }
 
 // budget counts the distinct links taken per host in the current pass and
 // refuses those beyond the host's budget, against pages that spawn
 // endless new URLs.
-func (e *Engine) budget(u string) bool {
-	max := e.cfg.MaxNewPerHost
-	if max == 0 {
-		max = DefaultMaxNewPerHost
-	}
-	if max < 0 {
+func (f *follower) budget(u string) bool {
+	if f.max < 0 {
 		return true
 	}
-	cycle := int(e.cycles.Load()) // a read of e.mu's for every link made the workers queue for it
-	f := &e.follow
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.taken == nil || f.cycle != cycle {
-		f.cycle, f.taken, f.over = cycle, map[string]map[string]bool{}, map[string]bool{}
+	if f.taken == nil {
+		f.taken, f.over = map[string]map[string]bool{}, map[string]bool{}
 	}
 	h := hostOf(u)
 	seen := f.taken[h]
@@ -88,10 +134,10 @@ func (e *Engine) budget(u string) bool {
 	if seen[u] {
 		return true
 	}
-	if len(seen) >= max {
+	if len(seen) >= f.max {
 		if !f.over[h] {
 			f.over[h] = true
-			e.log.Warn("too many new links for one host in one pass; the rest wait for the page's next visit", "host", h, "budget", max)
+			f.log.Warn("too many new links for one host in one pass; the rest wait for the page's next visit", "host", h, "budget", f.max)
 		}
 		return false
 	}

@@ -2,49 +2,53 @@ package crawl
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/history"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 )
 
-// process fetches one claimed line and queues its result, links and
-// history. A stopping spider (runCtx done) hands unstarted lines back
-// unfetched.
-func (e *Engine) process(ctx, runCtx context.Context, j job) {
+// job is a line to fetch: a claimed line with the epoch of the pass that
+// claimed it and its history, or a line fetched ahead of its claim.
+type job struct {
+	en    list.Entry
+	epoch int64
+	rec   meta.Record
+	ahead bool
+}
+
+// process fetches one line and returns its outcome. A stopping spider
+// (runCtx done) hands unstarted lines back unfetched; ctx ends the fetch
+// itself once the stop grace is over.
+func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	en := j.en
-	res := list.Result{URL: en.URL} // State 0: returned unfetched
-	var adds []list.Add
-	var rec *meta.Record
-	var cp *pageCopy
-	defer func() { e.finish(j, res, adds, rec, cp) }()
+	o := &outcome{job: j, res: list.Result{URL: en.URL}, epoch: j.epoch} // State 0: returned unfetched
 	if runCtx.Err() != nil || ctx.Err() != nil {
-		return
+		return o
 	}
 	if now := e.cfg.Now(); j.rec.RetryAt.After(now) {
 		// Another spider (or this one before a restart) failed here
 		// recently: hand the line back and leave it alone until then.
 		e.retry.hold(en.URL, j.rec.RetryAt)
-		return
+		return o
 	} else if !j.ahead && e.retry.held(en.URL, now) {
 		// Its fetch ahead failed after the pass that claimed it took
-		// its snapshot of the backoff (a visited line's answer fetched
-		// ahead is not used, decide): hand it back too.
-		return
+		// its snapshot of the backoff: hand it back too.
+		return o
 	}
-	// ctx (not runCtx): when the stop grace runs out, a job waiting for
-	// its politeness slot gives up too.
-	if denied, h := e.robotsDenied(ctx, j, &res); denied {
-		rec = h
-		return
+	if e.robotsDenied(ctx, o) {
+		return o
 	}
 	release, err := e.polite.acquire(ctx, hostOf(en.URL))
 	if err != nil {
-		return
+		return o
 	}
 	began := time.Now()
 	resp, err := e.fetch.Get(ctx, en.URL, e.conditional(en, j.rec))
@@ -53,110 +57,105 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) {
 		e.obs.fetched(hostOf(en.URL), time.Since(began))
 	}
 	now := e.cfg.Now()
-	if err != nil && e.voided(j.epoch, now) {
-		// Whatever happened, the line may be another spider's by now.
-		return
+	if err != nil && e.lease.voided(j.epoch, now) {
+		return o // whatever happened, the line may be another spider's by now
 	}
 	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled)) {
-		return // stopped mid-fetch: hand the line back untouched
+		return o // stopped mid-fetch: hand the line back untouched
 	}
-	h := attempted(j.rec, en.URL, now)
-	rec = &h
+	rec := history.Attempted(j.rec, en.URL, now)
+	o.rec = &rec
 	switch {
 	case err == nil:
-		// The page's links take its level now (levels.go); finish
-		// (deferred) records them as links of j.en at that level.
-		j.en.Level = e.levelNow(j.en)
-		res, adds, cp = e.store(j, resp, rec, now)
-		if res.State == 0 {
-			rec = nil // dropped: another spider may own the line now
-		}
+		e.store(o, resp, now)
 	case fetch.NotModified(err) && en.File != "":
 		// The copy is current: its time advances, the file stays.
-		*rec = notModified(*rec, now)
-		res.State, res.File, res.Modified = list.Downloaded, en.File, now
+		rec = history.NotModified(rec, now)
+		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
 		e.retry.ok(en.URL)
-		e.count(func(s *Summary) { s.Unchanged++ })
+		o.count.Unchanged++
 		e.log.Debug("not modified", "url", en.URL)
 	case fetch.Gone(err):
-		var archive bool
-		*rec, archive = gone(*rec, err, e.cfg.ArchiveAfter, e.cfg.ConfirmGone, now)
-		if !archive {
-			// Not confirmed yet: like any failure, the copy is kept and
-			// the line waits for the next attempt.
-			res.State = list.Error
-			if en.State == list.Archived {
-				res.State = list.Archived // still gone; keep it archived
-			}
-			if en.File == "" {
-				res.Modified = now
-			}
-			e.retry.hold(en.URL, rec.RetryAt)
-			e.log.Info("not found; archived once confirmed", "url", en.URL, "attempt", rec.NotFound, "of", e.cfg.ArchiveAfter)
-			return
-		}
-		// The copy is kept; the line says the page is gone and since when
-		// it was last seen gone, so it is checked again a window later.
-		res.State, res.Modified = list.Archived, now
-		e.count(func(s *Summary) { s.Archived++ })
-		switch {
-		case en.State == list.Archived:
-		case j.ahead:
-			// Noted once a pass takes this answer (taken): the line may
-			// be another spider's, or visited, and then fetched again.
-			e.log.Debug("gone (fetched ahead)", "url", en.URL, "err", err)
-		default:
-			e.obs.archived(en.URL, now)
-			e.log.Info("gone", "url", en.URL, "err", err)
-		}
-		e.archive(en, now)
+		e.gone(o, err, now)
 	default:
-		// The copy is kept untouched. A line without a copy records the
-		// visit, so it is tried again a window later by every spider, not
-		// at every pass (a line with a copy keeps the copy's time; every
-		// spider waits for the record's retry time).
-		*rec = failed(*rec, err, now)
-		res.State = list.Error
-		if en.File == "" {
-			res.Modified = now
-		}
-		e.retry.hold(en.URL, rec.RetryAt)
-		e.count(func(s *Summary) { s.Errors++ })
-		e.obs.failed(err)
-		e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
+		e.failed(o, err, now)
 	}
+	return o
+}
+
+// gone applies a 404 or 410 to the outcome o: archived once confirmed
+// (history.Gone), an error until then. The copy is kept either way.
+func (e *Engine) gone(o *outcome, err error, now time.Time) {
+	en := o.job.en
+	var archive bool
+	*o.rec, archive = history.Gone(*o.rec, err, e.cfg.ArchiveAfter, e.cfg.ConfirmGone, now)
+	if !archive {
+		// Not confirmed yet: like any failure, the copy is kept and the
+		// line waits for the next attempt.
+		o.res.State = list.Error
+		if en.State == list.Archived {
+			o.res.State = list.Archived // still gone; keep it archived
+		}
+		if en.File == "" {
+			o.res.Modified = now
+		}
+		e.retry.hold(en.URL, o.rec.RetryAt)
+		e.log.Info("not found; archived once confirmed", "url", en.URL, "attempt", o.rec.NotFound, "of", e.cfg.ArchiveAfter)
+		return
+	}
+	// The line says the page is gone and since when it was last seen gone,
+	// so it is checked again a window later.
+	o.res.State, o.res.Modified = list.Archived, now
+	o.count.Archived++
+	o.gone = en.State != list.Archived // news, once the loop takes it
+	e.archive(en, now)
+}
+
+// failed applies any other failure to the outcome o. The copy is kept
+// untouched. A line without a copy records the visit, so it is tried again
+// a window later by every spider, not at every pass (a line with a copy
+// keeps the copy's time; every spider waits for the record's retry time).
+func (e *Engine) failed(o *outcome, err error, now time.Time) {
+	en := o.job.en
+	*o.rec = history.Failed(*o.rec, err, now)
+	o.res.State = list.Error
+	if en.File == "" {
+		o.res.Modified = now
+	}
+	e.retry.hold(en.URL, o.rec.RetryAt)
+	o.count.Errors++
+	e.obs.failed(err)
+	e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
 }
 
 // store makes the copy of a fetched page that the group commit writes into
 // the mirror before the next pass, and extracts its links. A body
 // identical to the last one (same checksum) with its copy in place is not
 // written again (no copy): the copy's time advances.
-func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.Time) (list.Result, []list.Add, *pageCopy) {
-	en := j.en
-	res := list.Result{URL: en.URL}
-	var adds []list.Add
+func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
+	en, rec := o.job.en, o.rec
 	// A redirect's target is a page of its own; the redirecting URL keeps a
 	// copy too so links to it work in the mirror.
 	for _, u := range append(resp.Redirects, resp.URL) {
-		if u != en.URL && e.inScope(u) {
-			adds = append(adds, list.Add{URL: u, Level: en.Level})
+		if u != en.URL && e.scope.has(u) {
+			o.adds = append(o.adds, list.Add{URL: u, Level: en.Level})
 		}
 	}
-	if e.voided(j.epoch, now) {
+	if e.lease.voided(o.epoch, now) {
 		// The claim may have been taken back and the page fetched again by
 		// another spider since; this copy may be older. Hand the line back.
 		e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", en.URL)
-		*rec = j.rec
-		return res, nil, nil
+		o.rec, o.adds = nil, nil
+		return
 	}
 	sum := checksum(resp.Body)
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
-	if err == nil && e.unchanged(en, j.rec, file, sum) {
-		*rec = fetchedOK(*rec, resp, sum, false, now)
+	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
+		*rec = history.FetchedOK(*rec, resp, sum, false, now)
 		e.retry.ok(en.URL)
-		res.State, res.File, res.Modified = list.Downloaded, file, now
-		e.count(func(s *Summary) { s.Unchanged++ })
-		return res, adds, nil
+		o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
+		o.count.Unchanged++
+		return
 	}
 	var body []byte
 	var links []extract.Link
@@ -165,22 +164,22 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 		body, links, linksErr, err = e.transform(file, resp)
 	}
 	if err != nil {
-		*rec = failed(*rec, err, now)
-		res.State = list.Error
+		*rec = history.Failed(*rec, err, now)
+		o.res.State = list.Error
 		e.retry.hold(en.URL, rec.RetryAt)
-		e.count(func(s *Summary) { s.Errors++ })
+		o.count.Errors++
 		e.log.Error("mirror write failed", "url", en.URL, "err", err)
-		return res, adds, nil
+		return
 	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
-	cp := &pageCopy{file, body, e.change(en, file, body, now)}
-	*rec = fetchedOK(*rec, resp, sum, true, now)
+	o.copy = &pageCopy{file, body, e.change(en, file, body, now)}
+	*rec = history.FetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
-	res.State, res.File, res.Modified = list.Downloaded, file, now
-	e.count(func(s *Summary) { s.Fetched++; s.Bytes += int64(len(resp.Body)) })
+	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
+	o.count.Fetched++
+	o.count.Bytes += int64(len(resp.Body))
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
-
 	if linksErr != nil {
 		e.log.Warn("links not extracted", "url", en.URL, "err", linksErr)
 	}
@@ -190,36 +189,16 @@ func (e *Engine) store(j job, resp *fetch.Response, rec *meta.Record, now time.T
 			break
 		}
 		if e.follows(en, l) {
-			adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
+			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
 	}
-	return res, adds, cp
+}
+
+func checksum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
 
 func isHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
 
-func (e *Engine) inScope(u string) bool {
-	e.scopeMu.RLock()
-	defer e.scopeMu.RUnlock()
-	return e.scope[hostOf(u)]
-}
-
-// widenScope follows links on the host of a level-0 line from now on.
-func (e *Engine) widenScope(u string) {
-	h := hostOf(u)
-	e.scopeMu.Lock()
-	defer e.scopeMu.Unlock()
-	if !e.scope[h] {
-		e.scope[h] = true
-		e.links.reset() // links to h are mirrored from now on
-		e.log.Info("following links on a new start host", "host", h)
-	}
-}
-
 func hostOf(u string) string { return urlkey.Host(u) }
-
-func (e *Engine) count(f func(*Summary)) {
-	e.mu.Lock()
-	f(&e.sum)
-	e.mu.Unlock()
-}

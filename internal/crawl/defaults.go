@@ -1,0 +1,74 @@
+package crawl
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/meta"
+)
+
+// The defaults of Config, in one place. cmd/spider passes what the user
+// set; a zero value here means "the default".
+const (
+	// DefaultMaxNewPerHost is Config.MaxNewPerHost's default: distinct
+	// links taken per host in one pass, against pages that spawn endless
+	// new URLs.
+	DefaultMaxNewPerHost = 5000
+	defaultMaxLinks      = 5000             // links taken from one page
+	defaultArchiveAfter  = 2                // 404s in a row before archiving
+	defaultStopGrace     = 10 * time.Second // fetches in flight finish within this on stop
+	defaultAheadBytes    = 32 << 20         // copies fetched ahead held in memory
+	// aheadPerWorker sets Config.Ahead for an unpaced spider: enough
+	// links fetched ahead to keep every worker busy through a pass.
+	aheadPerWorker = 256
+)
+
+// withDefaults returns cfg with every zero value replaced by its default.
+// listPath locates the fetch history (LIST.meta) when cfg.Meta is nil.
+func withDefaults(cfg Config, listPath string) Config {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Concurrency = max(cfg.Concurrency, 1)
+	if cfg.MaxLinks == 0 {
+		cfg.MaxLinks = defaultMaxLinks
+	}
+	if cfg.MaxNewPerHost == 0 {
+		cfg.MaxNewPerHost = DefaultMaxNewPerHost
+	}
+	if cfg.ArchiveAfter <= 0 {
+		cfg.ArchiveAfter = defaultArchiveAfter
+	}
+	if cfg.ConfirmGone <= 0 {
+		// A 404 is asked again a minute later, or sooner for a short
+		// window, so that confirming it fits in the window.
+		cfg.ConfirmGone = min(time.Minute, max(cfg.Profile.Window/4, time.Millisecond))
+	}
+	if cfg.Meta == nil {
+		cfg.Meta = meta.Open(listPath+meta.Suffix, time.Minute)
+	}
+	switch {
+	case cfg.Ahead < 0:
+		cfg.Ahead = 0
+	case cfg.Ahead == 0 && cfg.Delay == 0:
+		// Fetching ahead is for a first mirror at full speed; a paced
+		// spider could not use more than its host allows anyway.
+		cfg.Ahead = aheadPerWorker * cfg.Concurrency
+	}
+	if cfg.AheadBytes == 0 {
+		cfg.AheadBytes = defaultAheadBytes
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = defaultStopGrace
+	}
+	if cfg.Flush == 0 {
+		// Results wait at most a quarter window for their pass.
+		cfg.Flush = clamp(cfg.Profile.Window/4, 200*time.Millisecond, 10*time.Second)
+	}
+	return cfg
+}
+
+func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }

@@ -1,0 +1,275 @@
+package crawl
+
+import (
+	"context"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/list"
+)
+
+// run is the state of one Run. The loop goroutine owns it alone: workers,
+// passes and group commits get their share of it on a channel and hand
+// the answer back on another (see the package doc).
+type run struct {
+	e    *Engine
+	ctx  context.Context // the run's: done means stop claiming
+	hist *historian
+
+	inflight map[string]bool // claimed lines not yet recorded; true for those claimed as fetched ahead
+	queue    []job           // claimed lines waiting for a worker, in claim order
+	running  int             // jobs a worker holds
+	ready    []*outcome      // taken outcomes waiting for a group commit
+	inCommit int             // outcomes the group commit under way holds
+	results  []list.Result   // committed, for the next pass
+	adds     []list.Add      // links for the next pass
+	history  []meta.Record   // records for the historian, handed over at the next pass
+	ahead    *ahead
+	sum      Summary
+	sent     int // claimed lines the last pass handed out
+
+	first      bool          // the next pass is the run's first
+	passing    bool          // a pass is under way
+	committing bool          // a group commit is under way
+	lastPass   time.Time     // when the last pass ended
+	spacing    time.Duration // passes while fetching ahead are this far apart
+	idleUntil  time.Time     // nothing to do: the next pass waits until then
+	stopping   bool          // no more claims, no more dispatching
+	over       bool          // the loop ends once no pass is under way
+	err        error
+
+	work       chan job      // to the workers; the loop alone sends and closes
+	outcomes   chan *outcome // from the workers
+	passDone   chan passResult
+	commitDone chan committed
+}
+
+// committed is a group commit's answer: its outcomes, and the correction
+// to the totals.
+type committed struct {
+	outs []*outcome
+	fix  Summary
+}
+
+// Run runs passes and fetches until ctx ends, the spider is idle (with
+// UntilIdle) or MaxCycles passes have run. On the way out it waits up to
+// StopGrace for fetches in flight, records what finished and returns every
+// other claim to the pool. A cancelled ctx is a normal stop, not an error.
+func (e *Engine) Run(ctx context.Context) (Summary, error) {
+	started := e.cfg.Now()
+	e.progress.mu.Lock()
+	e.progress.started = started
+	e.progress.mu.Unlock()
+	defer e.polite.close()
+	r := newRun(e, ctx)
+	stopHistory := r.hist.start()
+	defer stopHistory()
+	// Fetches in flight outlive ctx by the stop grace (drain).
+	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelFetches()
+	// The fetch workers: each ends once the loop has closed work and its
+	// last outcome is taken; drain waits for them.
+	var workers errgroup.Group
+	for range e.cfg.Concurrency {
+		workers.Go(func() error {
+			for j := range r.work {
+				r.outcomes <- e.process(fetchCtx, ctx, j)
+			}
+			return nil
+		})
+	}
+	// Heartbeats go on through the stop grace and the last pass: the
+	// spider still holds its claims until then.
+	stopBeats := heartbeats(context.WithoutCancel(ctx), e.list, e.cfg.Spider, e.cfg.Lease, e.cfg.Now, e.beat, e.log)
+	defer stopBeats()
+	stopPublisher := e.publisher()
+	r.loop()
+	r.drain(cancelFetches)
+	workers.Wait()
+	stopPublisher()
+	r.last(stopHistory)
+	r.sum.Elapsed = e.cfg.Now().Sub(started)
+	return r.sum, r.err
+}
+
+func newRun(e *Engine, ctx context.Context) *run {
+	return &run{
+		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log),
+		inflight: map[string]bool{}, ahead: newAhead(e.cfg.Ahead, e.cfg.AheadBytes), first: true,
+		work: make(chan job), outcomes: make(chan *outcome, e.cfg.Concurrency),
+		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1),
+	}
+}
+
+// loop runs until the run is over: it starts passes and group commits when
+// they are due, hands jobs to free workers (claimed lines first, in claim
+// order, then lines fetched ahead) and takes every answer.
+func (r *run) loop() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	done := r.ctx.Done()
+	for !r.over || r.passing {
+		now := time.Now()
+		if !r.passing && !r.stopping && r.passDue(now) {
+			r.startPass()
+		}
+		if !r.committing && len(r.ready) > 0 {
+			r.startCommit()
+		}
+		var send chan<- job
+		next, ok := r.next()
+		if ok && !r.stopping {
+			send = r.work
+		}
+		var wake <-chan time.Time
+		if at := r.wakeAt(); !at.IsZero() && !r.passing {
+			timer.Reset(max(at.Sub(now), 0))
+			wake = timer.C
+		}
+		select {
+		case send <- next:
+			r.dispatched()
+		case o := <-r.outcomes:
+			r.running--
+			r.received(o)
+		case p := <-r.passDone:
+			r.passing = false
+			r.afterPass(p)
+		case c := <-r.commitDone:
+			r.committed(c)
+		case <-wake:
+		case <-done:
+			done = nil
+			r.stopping, r.over = true, true
+		}
+		r.publishProgress()
+	}
+}
+
+// next returns the job a free worker gets next: the first claimed line
+// waiting, else the line fetched ahead found last.
+func (r *run) next() (job, bool) {
+	if len(r.queue) > 0 {
+		return r.queue[0], true
+	}
+	return r.ahead.next()
+}
+
+// dispatched notes that a worker took the job next returned.
+func (r *run) dispatched() {
+	if len(r.queue) > 0 {
+		r.queue = r.queue[1:]
+	} else {
+		r.ahead.pop()
+	}
+	r.running++
+}
+
+// received takes a worker's outcome: its links go to the next pass (and
+// the new ones may be fetched ahead), its result to the group commit, or,
+// for a line fetched ahead whose claim is not decided yet, to the pass
+// that decides it.
+func (r *run) received(o *outcome) {
+	e := r.e
+	r.adds = append(r.adds, r.ahead.links(o.job.en, o.adds, e.cfg.Profile.MaxLevel, e.lease.current(), !r.stopping)...)
+	if o.job.ahead {
+		o = r.ahead.done(o)
+	}
+	if o != nil {
+		r.take(o)
+	}
+}
+
+// take counts an outcome whose result this spider records, and queues it
+// for the group commit. A page found gone is news only now: a line
+// fetched ahead may turn out to be another spider's, or visited, and then
+// fetched again.
+func (r *run) take(o *outcome) {
+	if o.res.State != list.Downloaded {
+		o.copy = nil // only a stored page has a copy
+	}
+	r.sum.add(o.count)
+	if o.gone {
+		r.e.obs.archived(o.res.URL, o.res.Modified)
+		r.e.log.Info("gone", "url", o.res.URL)
+	}
+	r.ready = append(r.ready, o)
+}
+
+// startCommit hands the ready outcomes to a group commit on a goroutine of
+// its own, which ends by sending its answer (committed).
+func (r *run) startCommit() {
+	outs := r.ready
+	r.ready, r.committing, r.inCommit = nil, true, len(outs)
+	go func() { r.commitDone <- committed{outs, r.e.commit(outs)} }()
+}
+
+// committed moves the results of a group commit to the next pass.
+func (r *run) committed(c committed) {
+	r.committing, r.inCommit = false, 0
+	r.sum.add(c.fix)
+	for _, o := range c.outs {
+		r.results = append(r.results, o.res)
+		if o.rec != nil {
+			r.history = append(r.history, *o.rec)
+		}
+	}
+}
+
+// queued returns how many jobs are waiting for a worker or held by one.
+func (r *run) queued() int { return len(r.queue) + r.running + len(r.ahead.stack) }
+
+// pending returns how many finished claimed lines wait for a pass.
+func (r *run) pending() int { return len(r.ready) + r.inCommit + len(r.results) }
+
+// workersIdle reports whether the workers have nothing to fetch and the
+// last pass gave them nothing: the end of a crawl, or a pause in it. A
+// refresh, whose passes wait for every claim to come back, has nothing
+// queued at each pass, but is idle only once a pass sends nothing.
+func (r *run) workersIdle() bool { return r.queued() == 0 && r.sent == 0 }
+
+func (r *run) publishProgress() {
+	s := r.sum
+	s.InFlight = len(r.inflight)
+	r.e.progress.set(s)
+}
+
+// drain ends the fetching: claimed lines no worker took go back to the
+// pool, lines waiting to be fetched ahead are forgotten, and the fetches
+// in flight get the stop grace to finish before they are cancelled.
+func (r *run) drain(cancelFetches func()) {
+	e := r.e
+	r.stopping = true
+	if r.ctx.Err() != nil && len(r.inflight) > 0 {
+		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(r.inflight), "at_most", e.cfg.StopGrace)
+	}
+	for _, j := range r.queue {
+		r.take(&outcome{job: j, res: list.Result{URL: j.en.URL}, epoch: j.epoch}) // State 0: handed back
+	}
+	r.queue = nil
+	r.ahead.drain()
+	close(r.work)
+	grace := time.NewTimer(e.cfg.StopGrace)
+	defer grace.Stop()
+	for r.running > 0 {
+		select {
+		case o := <-r.outcomes:
+			r.running--
+			r.received(o)
+		case c := <-r.commitDone:
+			r.committed(c)
+		case <-grace.C:
+			cancelFetches()
+		}
+	}
+	if r.committing {
+		r.committed(<-r.commitDone)
+	}
+	if len(r.ready) > 0 {
+		outs := r.ready
+		r.ready = nil
+		r.committed(committed{outs, e.commit(outs)})
+	}
+}

@@ -1,0 +1,280 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/list"
+)
+
+// passResult is a pass's answer to the loop: the cycle as list.Run left
+// it, the lines fetched ahead it carried, the history of the lines it
+// claimed for the workers, and how long it took.
+type passResult struct {
+	c       *list.Cycle
+	carried map[string]bool
+	recs    map[string]meta.Record
+	took    time.Duration
+	err     error
+}
+
+// passDue reports whether the loop should run a pass now. The first pass
+// runs at once; an idle spider's pass waits for idleUntil. Otherwise: once
+// nothing at all is left (only a pass can tell whether the crawl is over);
+// with results to record, once every claimed line has finished and been
+// committed, or the flush interval has passed; and while fetching ahead,
+// once the spacing has passed or the workers have nothing left to fetch,
+// if results wait to be recorded or lines fetched ahead wait for their
+// claim.
+func (r *run) passDue(now time.Time) bool {
+	if r.first {
+		return true
+	}
+	if !r.idleUntil.IsZero() {
+		return !now.Before(r.idleUntil)
+	}
+	p := len(r.results)
+	if len(r.inflight) == 0 && r.queued() == 0 && len(r.ahead.items) == 0 && r.pending() == 0 {
+		return true
+	}
+	if p > 0 && now.Sub(r.lastPass) >= r.e.cfg.Flush {
+		return true
+	}
+	if !r.ahead.on {
+		return p > 0 && p >= len(r.inflight)
+	}
+	// Spacing leaves the workers the machine while they fetch; once they
+	// have nothing left to fetch, they wait for this pass.
+	if now.Sub(r.lastPass) < r.spacing && r.queued() > 0 {
+		return false
+	}
+	return p > 0 || r.ahead.open > 0
+}
+
+// wakeAt returns when passDue may become true with no other event: the end
+// of an idle wait, of the spacing, or of the flush interval; zero if no
+// such time.
+func (r *run) wakeAt() time.Time {
+	if !r.idleUntil.IsZero() {
+		return r.idleUntil
+	}
+	var at time.Time
+	if r.ahead.on && r.queued() > 0 {
+		at = r.lastPass.Add(r.spacing)
+	}
+	if len(r.results) > 0 {
+		if f := r.lastPass.Add(r.e.cfg.Flush); at.IsZero() || f.Before(at) {
+			at = f
+		}
+	}
+	return at
+}
+
+// startPass builds the next pass and runs it on a goroutine of its own,
+// which ends by sending its answer (passResult). The history of the
+// results it records goes to the historian first.
+func (r *run) startPass() {
+	c, carried := r.cycle()
+	r.hist.add(r.history, r.workersIdle())
+	r.history = nil
+	r.passing, r.idleUntil = true, time.Time{}
+	e := r.e
+	go func() { r.passDone <- e.runPass(r.ctx, c, carried) }()
+}
+
+// runPass runs one pass and reads the history of the lines it claimed.
+func (e *Engine) runPass(ctx context.Context, c *list.Cycle, carried map[string]bool) passResult {
+	began := time.Now()
+	p := passResult{c: c, carried: carried, err: e.list.Run(ctx, c)}
+	if p.err == nil {
+		p.recs = e.records(c.Claimed, carried)
+	}
+	p.took = time.Since(began)
+	return p
+}
+
+// cycle builds the next pass from what the workers produced: the links,
+// the committed results, and a picker that claims the lines fetched ahead
+// it carries, and tops the lines claimed the usual way back up to the
+// profile's batch. Lines claimed as fetched ahead do not count against the
+// batch, so fetching ahead never keeps shallower lines waiting.
+func (r *run) cycle() (*list.Cycle, map[string]bool) {
+	e := r.e
+	now := e.cfg.Now()
+	c := &list.Cycle{
+		Spider: e.cfg.Spider, Now: now, Started: e.progress.started, Lease: e.cfg.Lease,
+		Add: r.adds, Results: r.results, ReleaseOwn: r.first,
+	}
+	r.adds, r.results = nil, nil
+	if r.first {
+		for _, s := range e.cfg.Starts {
+			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
+		}
+	}
+	usual := 0
+	for _, isAhead := range r.inflight {
+		if !isAhead {
+			usual++
+		}
+	}
+	for _, res := range c.Results {
+		if isAhead, ok := r.inflight[res.URL]; ok && !isAhead {
+			usual-- // recorded by this pass: no longer in flight
+		}
+	}
+	want := e.cfg.Profile.Batch - usual
+	carried := r.ahead.carry()
+	skip := e.retry.skip(now)
+	switch {
+	case len(carried) > 0:
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip}, ahead: carried, want: max(want, 0)}
+	case want > 0:
+		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip}
+	}
+	c.Extra = r.status(now)
+	return c, carried
+}
+
+// status is what the spider publishes with each pass (Status).
+func (r *run) status(now time.Time) []byte {
+	p, s := r.e.cfg.Profile, r.sum
+	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
+	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
+		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
+		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,
+		FrequentErrors: errs, Disallowed: s.Disallowed})
+	return b
+}
+
+// afterPass applies a pass's answer: results recorded leave the lines in
+// flight, the claims of lines fetched ahead are decided, the lines claimed
+// the usual way queue for the workers, and the loop learns whether the run
+// is over or idle.
+func (r *run) afterPass(p passResult) {
+	e, c := r.e, p.c
+	if p.err != nil {
+		if r.ctx.Err() == nil {
+			r.err = p.err
+		}
+		r.requeue(c) // nothing was written: keep what the pass carried
+		r.over = true
+		return
+	}
+	r.first = false
+	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
+	e.beat(c.Now)
+	r.account(c)
+	e.kickPublish()
+	for _, res := range c.Results {
+		delete(r.inflight, res.URL)
+	}
+	r.adapt(c) // before the claims go out: their links follow the new setting
+	epoch := e.lease.current()
+	mine, ready := r.ahead.decide(p.carried, c.Claimed, epoch)
+	for _, o := range ready {
+		r.take(o)
+	}
+	r.sent = 0
+	for _, en := range c.Claimed {
+		if en.Level == 0 {
+			e.widenScope(en.URL) // a start URL seeded while running
+		}
+		r.inflight[en.URL] = mine[en.URL]
+		if !mine[en.URL] {
+			r.adds = append(r.adds, r.ahead.claimed(en)...)
+			r.queue = append(r.queue, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
+			r.sent++
+		}
+	}
+	e.follow.newPass()
+	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
+		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
+		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec)
+	if r.ctx.Err() != nil || e.cfg.MaxCycles > 0 && r.sum.Cycles >= e.cfg.MaxCycles {
+		r.over = true
+		return
+	}
+	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && len(r.ahead.items) == 0 {
+		if e.cfg.UntilIdle {
+			r.over = true
+			return
+		}
+		r.idleUntil = e.cfg.Now().Add(r.idleWait(c))
+	}
+}
+
+// idleWait is how long an idle spider waits for a line to become due: until
+// the earliest time the picker saw, or a poll interval, since other spiders
+// add lines too.
+func (r *run) idleWait(c *list.Cycle) time.Duration {
+	d := clamp(r.e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
+	k, ok := c.Pick.(*claim.Picker)
+	if a, isAhead := c.Pick.(*aheadPicker); isAhead {
+		k, ok = a.Picker, true
+	}
+	if ok && !k.Next().IsZero() {
+		if until := k.Next().Sub(r.e.cfg.Now()); until < d {
+			d = max(until, 10*time.Millisecond)
+		}
+	}
+	return d
+}
+
+// requeue puts a failed pass's inputs back for the next attempt.
+func (r *run) requeue(c *list.Cycle) {
+	r.adds = append(c.Add, r.adds...)
+	r.results = append(c.Results, r.results...)
+}
+
+func (r *run) account(c *list.Cycle) {
+	if c.Stats.TornBytes > 0 {
+		r.e.log.Warn("dropped a torn last line of the list, left by a writer that died", "bytes", c.Stats.TornBytes)
+	}
+	if c.Stats.TakenBack > 0 {
+		r.e.log.Info("claims returned to the pool (of dead or stalled spiders, or this spider's own on start and stop)", "lines", c.Stats.TakenBack)
+	}
+	r.sum.Cycles++
+	r.sum.Added += c.Stats.Added
+	r.sum.Dropped += c.Stats.Dropped
+	r.sum.LastCycle = c.Stats
+}
+
+// last runs the run's last pass: it records what finished and hands every
+// other claim back. The mirror's index is published, and the history's
+// last records stored, beside it. It runs even though ctx is cancelled,
+// but not forever.
+func (r *run) last(stopHistory func()) {
+	e := r.e
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 30*time.Second)
+	defer cancel()
+	// Both goroutines are this function's; it waits for both before it
+	// returns.
+	published, stored := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(published)
+		e.publish(true)
+	}()
+	c, _ := r.cycle()
+	c.ReleaseOwn, c.Pick = true, nil
+	r.hist.add(r.history, true)
+	r.history = nil
+	go func() {
+		defer close(stored)
+		stopHistory()
+	}()
+	if err := e.list.Run(lctx, c); err != nil {
+		if r.err == nil {
+			r.err = fmt.Errorf("last pass: %w", err)
+		} else {
+			e.log.Warn("last pass failed too", "err", err)
+		}
+	} else {
+		r.account(c)
+	}
+	<-stored
+	<-published
+}

@@ -1,0 +1,36 @@
+package crawl
+
+import (
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+)
+
+// Status is what a spider adds to the status it publishes after each pass
+// (list.SpiderStatus.Extra): its profile, so that spider status can tell
+// what is due for it, and its running totals.
+type Status struct {
+	Profile   string  `json:"profile"`
+	WindowSec float64 `json:"window_s"`
+	MaxLevel  int     `json:"max_level"`
+	StaleSec  float64 `json:"stale_s"`
+	Batch     int     `json:"batch"`
+	Fetched   int     `json:"fetched"`
+	Unchanged int     `json:"unchanged"`
+	Errors    int     `json:"errors"`
+	Archived  int     `json:"archived"`
+	InFlight  int     `json:"in_flight"`
+	// Lines robots.txt forbade, recorded disallowed without a request.
+	Disallowed int `json:"disallowed"`
+	// Since this spider started: pages it found gone in the last 24 hours,
+	// its 5 slowest hosts, its 5 most frequent kinds of failure.
+	ArchivedLastDay []Archival   `json:"archived_last_day"`
+	SlowestHosts    []HostTime   `json:"slowest_hosts"`
+	FrequentErrors  []ErrorCount `json:"frequent_errors"`
+}
+
+// ClaimProfile returns the profile the status was published with.
+func (s *Status) ClaimProfile() claim.Profile {
+	return claim.Profile{Name: s.Profile, Window: time.Duration(s.WindowSec * float64(time.Second)),
+		MaxLevel: s.MaxLevel, Stale: time.Duration(s.StaleSec * float64(time.Second)), Batch: s.Batch}
+}

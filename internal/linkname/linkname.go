@@ -1,0 +1,55 @@
+// Package linkname decides which file of the mirror a link leads to before
+// its target has been fetched: the media type the target will most likely
+// be served with, and so its name under mirror.Layout. It is pure.
+package linkname
+
+import (
+	"mime"
+	"path"
+	"strings"
+
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/mirror"
+)
+
+// File returns the name in the mirror, relative to its root, of the file
+// that the canonical URL u, linked as kind, will be written to.
+func File(l mirror.Layout, u string, kind extract.Kind) (string, error) {
+	return l.Path(u, MediaType(u, kind))
+}
+
+// MediaType guesses the media type a link's target will be served with,
+// which decides its file name in the mirror (".html" is added to pages,
+// ".css" to style sheets). It goes by the extension, and for names without
+// a telling one by the link's kind: style sheets are CSS, pages and frames
+// HTML, other requisites keep their name.
+func MediaType(u string, kind extract.Kind) string {
+	p := u
+	if i := strings.IndexAny(p, "?"); i >= 0 {
+		p = p[:i]
+	}
+	ext := strings.ToLower(path.Ext(p[strings.LastIndexByte(p, '/')+1:]))
+	switch ext {
+	case ".html", ".htm", ".xhtml", ".shtml":
+		return "text/html"
+	case ".css":
+		return "text/css"
+	}
+	if kind == extract.Style {
+		return "text/css" // a style sheet, whatever its name
+	}
+	switch ext {
+	case "", ".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".cfm":
+		if kind == extract.Requisite {
+			return ""
+		}
+		return "text/html"
+	}
+	if t := mime.TypeByExtension(ext); t != "" && !strings.HasPrefix(t, "text/html") {
+		return "" // a known non-HTML type keeps its name
+	}
+	if kind == extract.Requisite {
+		return ""
+	}
+	return "text/html"
+}
