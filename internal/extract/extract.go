@@ -115,8 +115,8 @@ func decode(body []byte, enc encoding.Encoding, name string) []byte {
 // tree collects links from a parsed document with goquery: the first
 // <base href> sets the base, then every element some htmlurl rule may
 // apply to, or that carries CSS, gives its links, in document order. The
-// selectors are compiled once (element.go): compiling them for each page
-// cost as much as the walk.
+// selectors are the same for every page, so they are compiled once
+// (element.go), not per page.
 func (c *collector) tree(root *html.Node) []Link {
 	doc := goquery.NewDocumentFromNode(root)
 	if href, ok := doc.FindMatcher(baseMatcher).Attr("href"); ok {

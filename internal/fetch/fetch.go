@@ -228,9 +228,9 @@ func (c *Client) Get(ctx context.Context, canonicalURL string, hdr http.Header) 
 const maxPresize = 1 << 20
 
 // readBody reads r to the end into one buffer of the announced length
-// (up to maxPresize) where the server announced one: io.ReadAll grows its
-// buffer from 512 bytes, five allocations and copies for a 10 KB page. A
-// wrong length costs only the growth io.ReadAll would have made.
+// (up to maxPresize) where the server announced one: io.ReadAll starts
+// from 512 bytes and allocates and copies again each time its buffer
+// fills. A wrong length costs only the growth io.ReadAll would have made.
 func readBody(r io.Reader, announced int64) ([]byte, error) {
 	var b bytes.Buffer
 	if announced > 0 {

@@ -34,8 +34,8 @@
 // Every read-modify-write of a host's record holds flock(2) on that file.
 // The file is written in place with one pwrite (padded with spaces to its
 // old length) and never renamed, so the lock is always on the live inode.
-// The lock is held for microseconds (read, decide, write) and never while
-// sleeping or fetching.
+// The lock is held only to read, decide and write, never while sleeping
+// or fetching.
 //
 // To fetch, a worker calls Acquire, which tries under the lock: if the
 // host has a delay and a request in flight, or Conns requests in flight,

@@ -6,8 +6,8 @@
 //
 // A Store opens the file for one transaction at a time and closes it again:
 // bbolt holds an exclusive flock while the file is open for writing, so
-// spiders that share a list take turns, each for the few milliseconds of one
-// batch read or write, never while fetching. A reader (spider show) takes a
+// spiders that share a list take turns, each for one batch read or write,
+// never while fetching. A reader (spider show) takes a
 // shared lock. bbolt commits are crash-safe (copy-on-write pages and a
 // checksummed meta page), so a spider killed mid-write leaves the previous
 // transaction intact.

@@ -123,7 +123,7 @@ func Publish(s Store, events []Event, now time.Time) error {
 // A Publisher is Publish for a process that publishes again and again: it
 // keeps the event log it last wrote, so that as long as no other process
 // has written one since, the next Publish neither decodes the log nor
-// encodes its old events again (at 10,000 events, most of its cost). The
+// encodes its old events again, work that grows with the log. The
 // zero Publisher is ready; it is not safe for concurrent use.
 type Publisher struct {
 	written []byte   // EventsFile as last written

@@ -3,9 +3,9 @@ package urlkey
 import "strings"
 
 // alreadyCanonical reports, conservatively, that s is a URL the WHATWG
-// canonicaliser would return unchanged, so Parse can skip the parser (7 µs
-// and 91 allocations a URL): what an import of an exported list or a
-// sitemap dump mostly holds. It never decides anything the parser would
+// canonicaliser would return unchanged, so Parse can skip the parser and
+// its many allocations: what an import of an exported list or a sitemap
+// dump mostly holds. It never decides anything the parser would
 // decide differently; FuzzAlreadyCanonical checks exactly that. Anything
 // unusual (IDN, numeric hosts, escapes of dots, characters the parser
 // encodes) answers false and goes through the parser.

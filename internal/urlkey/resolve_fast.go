@@ -4,8 +4,8 @@ import "strings"
 
 // resolveFast resolves the references pages hold most (an absolute path
 // "/a/b?q", a query "?page=2", a fragment "#top", a relative path without
-// dot segments "b/c") against a canonical base without the WHATWG parser
-// (about 8 µs and 90 allocations a link). Like alreadyCanonical it is
+// dot segments "b/c") against a canonical base without the WHATWG parser,
+// which allocates heavily for every link. Like alreadyCanonical it is
 // conservative: ok is false for anything it is not sure the parser would
 // resolve to the same string (FuzzResolveFast checks that), and the caller
 // then uses the parser.
