@@ -586,3 +586,24 @@ func TestClaimHeldInBackoffIsHandedBack(t *testing.T) {
 		t.Errorf("outcome %+v, want the line handed back unfetched", o)
 	}
 }
+
+// Once the spacing after a pass is over, the loop sleeps until an event:
+// with nothing to record and nothing fetched ahead to claim, no timer is
+// set that would wake it in a loop.
+func TestNoWakeAfterSpacing(t *testing.T) {
+	r := testRun(t)
+	now := time.Now()
+	r.lastPass, r.spacing = now.Add(-time.Second), time.Millisecond
+	r.queue = []job{{en: list.Entry{URL: "http://h/a", Level: 1}}}
+	r.inflight["http://h/a"] = false
+	if r.passDue(now) {
+		t.Fatal("pass due with a claimed line queued and nothing to record")
+	}
+	if at := r.wakeAt(now); !at.IsZero() {
+		t.Errorf("wake set for %v (in the past: %v) with nothing that time could change", at, at.Before(now))
+	}
+	r.lastPass = now
+	if at := r.wakeAt(now); !at.Equal(now.Add(time.Millisecond)) {
+		t.Errorf("within the spacing: wake at %v, want its end", at)
+	}
+}

@@ -124,7 +124,7 @@ func (r *run) loop() {
 			send = r.work
 		}
 		var wake <-chan time.Time
-		if at := r.wakeAt(); !at.IsZero() && !r.passing {
+		if at := r.wakeAt(now); !at.IsZero() && !r.passing {
 			timer.Reset(max(at.Sub(now), 0))
 			wake = timer.C
 		}

@@ -56,15 +56,16 @@ func (r *run) passDue(now time.Time) bool {
 }
 
 // wakeAt returns when passDue may become true with no other event: the end
-// of an idle wait, of the spacing, or of the flush interval; zero if no
-// such time.
-func (r *run) wakeAt() time.Time {
+// of an idle wait, of the spacing (if still ahead), or of the flush
+// interval; zero if no such time. Once the spacing is over, only an event
+// can make a pass due.
+func (r *run) wakeAt(now time.Time) time.Time {
 	if !r.idleUntil.IsZero() {
 		return r.idleUntil
 	}
 	var at time.Time
-	if r.ahead.on && r.queued() > 0 {
-		at = r.lastPass.Add(r.spacing)
+	if spaced := r.lastPass.Add(r.spacing); r.ahead.on && r.queued() > 0 && spaced.After(now) {
+		at = spaced
 	}
 	if len(r.results) > 0 {
 		if f := r.lastPass.Add(r.e.cfg.Flush); at.IsZero() || f.Before(at) {
