@@ -216,8 +216,9 @@ func prose(seed uint64) []string {
 // imageSize is the width and height of article id's image.
 func imageSize(id int) (w, h int) { return 40 + id%25, 24 }
 
-// imageEncoder stores rather than compresses: the pixels are noise, which
-// deflate would spend most of the site's start-up on to save a quarter.
+// imageEncoder stores rather than compresses: the pixels are mostly noise,
+// which deflate shrinks little but would spend most of the site's start-up
+// on.
 var imageEncoder = &png.Encoder{CompressionLevel: png.NoCompression, BufferPool: new(encoderPool)}
 
 // articleImage draws article id's image: a gradient in a colour of its own
