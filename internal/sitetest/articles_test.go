@@ -12,36 +12,9 @@ import (
 	"testing"
 )
 
-// articlePath returns the path of article id, from Paths.
-func articlePath(t *testing.T, s *Site, id int) string {
-	t.Helper()
-	prefix := "/article/" + itoa(id) + "-"
-	for _, p := range s.Paths() {
-		if strings.HasPrefix(p, prefix) {
-			return p
-		}
-	}
-	t.Fatalf("no live article %d in Paths", id)
-	return ""
-}
-
 func TestArticlesShape(t *testing.T) {
 	s := New(Options{Shape: Articles})
-	lv := s.Levels()
-	if n := len(s.Paths()); n != 70 {
-		t.Errorf("len(Paths) = %d, want 70", n)
-	}
-	count := map[int]int{}
-	for _, l := range lv {
-		count[l]++
-	}
-	if want := map[int]int{0: 1, 1: 13, 2: 31, 3: 25}; !reflect.DeepEqual(count, want) {
-		t.Errorf("pages per level = %v, want %v", count, want)
-	}
-	for _, tc := range []struct {
-		path  string
-		level int
-	}{
+	checkShape(t, s, 70, map[int]int{0: 1, 1: 13, 2: 31, 3: 25}, []pathLevel{
 		{"/", 0},
 		{"/about", 1},
 		{"/static/site.css", 1},
@@ -57,11 +30,7 @@ func TestArticlesShape(t *testing.T) {
 		{articlePath(t, s, 1), 2},
 		{"/article/7-%D0%BF%D1%80%D0%B8%D0%B2%D0%B5%D1%82", 2},
 		{"/media/1.png", 3},
-	} {
-		if got, ok := lv[tc.path]; !ok || got != tc.level {
-			t.Errorf("level of %s = %d (present %v), want %d", tc.path, got, ok, tc.level)
-		}
-	}
+	})
 }
 
 func TestArticlesSizes(t *testing.T) {
@@ -91,10 +60,7 @@ func TestArticlesSizes(t *testing.T) {
 // after every kind of mutation, and that no link is broken.
 func TestArticlesCrawlAgreesWithPaths(t *testing.T) {
 	s := New(Options{Shape: Articles, Topics: 60})
-	for _, st := range []struct {
-		name string
-		do   func()
-	}{
+	crawlAgrees(t, s, []step{
 		{"initial", func() {}},
 		{"add", func() { s.AddTopic("Brand new") }},
 		{"edit", func() { s.EditTopic(articlePath(t, s, 4)) }},
@@ -102,16 +68,7 @@ func TestArticlesCrawlAgreesWithPaths(t *testing.T) {
 		{"delete", func() { s.Delete(articlePath(t, s, 21)) }},
 		{"delete latest", func() { s.Delete(articlePath(t, s, 61)) }},
 		{"delete oldest", func() { s.Delete(articlePath(t, s, 1)) }},
-	} {
-		st.do()
-		got := crawl(t, s.Handler(), -1)
-		if !reflect.DeepEqual(keys(got), s.Paths()) {
-			t.Errorf("%s: crawl found %v\nPaths = %v", st.name, keys(got), s.Paths())
-		}
-		if !reflect.DeepEqual(got, s.Levels()) {
-			t.Errorf("%s: crawl levels %v\nLevels = %v", st.name, got, s.Levels())
-		}
-	}
+	})
 }
 
 // pagesLinked returns the pages of the index at dir that the page at
@@ -216,16 +173,10 @@ func TestArticlesBodies(t *testing.T) {
 }
 
 func TestArticlesDeterministic(t *testing.T) {
-	mutate := func(s *Site) {
-		s.AddTopic("One")
-		s.EditTopic(articlePath(t, s, 2))
-		s.Delete(articlePath(t, s, 15))
-		s.Announce(articlePath(t, s, 9))
-	}
 	a := New(Options{Shape: Articles, Topics: 45})
 	b := New(Options{Shape: Articles, Topics: 45, Now: newClock().Now})
-	mutate(a)
-	mutate(b)
+	mutate(t, a)
+	mutate(t, b)
 	if !reflect.DeepEqual(bodies(a), bodies(b)) {
 		t.Errorf("same mutations gave different sites")
 	}

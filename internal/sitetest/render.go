@@ -120,12 +120,7 @@ func levels(pages map[string]*page) map[string]int {
 	return lv
 }
 
-func indexPath(p int) string {
-	if p == 1 {
-		return "/forum/"
-	}
-	return "/forum/?page=" + itoa(p)
-}
+func indexPath(p int) string { return pagedPath("/forum/", p) }
 
 // doc accumulates one HTML page and the site keys it links to.
 type doc struct {
