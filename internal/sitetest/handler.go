@@ -11,11 +11,11 @@ import (
 // Options.Latency first; a request whose context ends during that sleep is
 // answered at once with 503 Service Unavailable.
 //
-// Besides the pages in Paths and /robots.txt it answers two redirects, as real
-// forums do: /forum → /forum/ and /forum/?page=1 → /forum/ (301; the
-// Forum shape only). Everything
-// else is 404, including a known path with an unexpected query string; a
-// deleted topic or replies page is 404, or 410 with Options.Gone410.
+// Besides the pages in Paths and /robots.txt the forum answers two
+// redirects, as real forums do: /forum → /forum/ and /forum/?page=1 →
+// /forum/ (301). Everything else is 404, including a known path with an
+// unexpected query string; a deleted topic or replies page (an article or
+// its image) is 404, or 410 with Options.Gone410.
 func (s *Site) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Site) serveHTTP(w http.ResponseWriter, r *http.Request) {
