@@ -11,10 +11,11 @@ import (
 // Options.Latency first; a request whose context ends during that sleep is
 // answered at once with 503 Service Unavailable.
 //
-// Besides the pages in Paths and /robots.txt it answers two redirects, as real
-// forums do: /forum → /forum/ and /forum/?page=1 → /forum/ (301). Everything
-// else is 404, including a known path with an unexpected query string; a
-// deleted topic or replies page is 404, or 410 with Options.Gone410.
+// Besides the pages in Paths and /robots.txt the forum answers two
+// redirects, as real forums do: /forum → /forum/ and /forum/?page=1 →
+// /forum/ (301). Everything else is 404, including a known path with an
+// unexpected query string; a deleted topic or replies page (an article or
+// its image) is 404, or 410 with Options.Gone410.
 func (s *Site) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Site) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -59,8 +60,8 @@ func (s *Site) serve(w *statusWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if r.URL.Path == "/forum" && r.URL.RawQuery == "" ||
-		r.URL.Path == "/forum/" && r.URL.RawQuery == "page=1" {
+	if s.opt.Shape == Forum && (r.URL.Path == "/forum" && r.URL.RawQuery == "" ||
+		r.URL.Path == "/forum/" && r.URL.RawQuery == "page=1") {
 		http.Redirect(w, r, "/forum/", http.StatusMovedPermanently)
 		return
 	}

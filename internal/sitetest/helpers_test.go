@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -110,6 +111,28 @@ func crawl(t *testing.T, h http.Handler, maxDepth int) map[string]int {
 	return level
 }
 
+// step is one change to a site, named.
+type step struct {
+	name string
+	do   func()
+}
+
+// crawlAgrees applies each step to s in turn and checks after each that a
+// crawl from "/" finds exactly Paths, at the levels Levels gives.
+func crawlAgrees(t *testing.T, s *Site, steps []step) {
+	t.Helper()
+	for _, st := range steps {
+		st.do()
+		got := crawl(t, s.Handler(), -1)
+		if !reflect.DeepEqual(keys(got), s.Paths()) {
+			t.Errorf("%s: crawl found %v\nPaths = %v", st.name, keys(got), s.Paths())
+		}
+		if !reflect.DeepEqual(got, s.Levels()) {
+			t.Errorf("%s: crawl levels %v\nLevels = %v", st.name, got, s.Levels())
+		}
+	}
+}
+
 func keys(m map[string]int) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -122,7 +145,19 @@ func keys(m map[string]int) []string {
 // topicPath returns the path of topic id, from Paths.
 func topicPath(t *testing.T, s *Site, id int) string {
 	t.Helper()
-	prefix := "/topic/" + itoa(id) + "-"
+	return livePath(t, s, "/topic/", id)
+}
+
+// articlePath returns the path of article id, from Paths.
+func articlePath(t *testing.T, s *Site, id int) string {
+	t.Helper()
+	return livePath(t, s, "/article/", id)
+}
+
+// livePath returns the path of topic (article) id in dir, from Paths.
+func livePath(t *testing.T, s *Site, dir string, id int) string {
+	t.Helper()
+	prefix := dir + itoa(id) + "-"
 	for _, p := range s.Paths() {
 		if strings.HasPrefix(p, prefix) && !strings.HasSuffix(p, "/replies") {
 			return p
@@ -130,6 +165,45 @@ func topicPath(t *testing.T, s *Site, id int) string {
 	}
 	t.Fatalf("no live topic %d in Paths", id)
 	return ""
+}
+
+// mutate applies one of each mutation to s, a site of 15 topics or more
+// of either shape.
+func mutate(t *testing.T, s *Site) {
+	t.Helper()
+	dir := s.opt.Shape.topicDir()
+	s.AddTopic("One")
+	s.EditTopic(livePath(t, s, dir, 2))
+	s.Delete(livePath(t, s, dir, 15))
+	s.Announce(livePath(t, s, dir, 9))
+	s.AddTopic("Привет, мир")
+}
+
+type pathLevel struct {
+	path  string
+	level int
+}
+
+// checkShape checks that s has n paths, perLevel of them at each level,
+// and each of want at its level.
+func checkShape(t *testing.T, s *Site, n int, perLevel map[int]int, want []pathLevel) {
+	t.Helper()
+	lv := s.Levels()
+	if got := len(s.Paths()); got != n {
+		t.Errorf("len(Paths) = %d, want %d", got, n)
+	}
+	count := map[int]int{}
+	for _, l := range lv {
+		count[l]++
+	}
+	if !reflect.DeepEqual(count, perLevel) {
+		t.Errorf("pages per level = %v, want %v", count, perLevel)
+	}
+	for _, tc := range want {
+		if got, ok := lv[tc.path]; !ok || got != tc.level {
+			t.Errorf("level of %s = %d (present %v), want %d", tc.path, got, ok, tc.level)
+		}
+	}
 }
 
 var latestRE = regexp.MustCompile(`(?s)<section id="latest">.*?</section>`)

@@ -52,16 +52,35 @@ func (s *Site) rebuildLocked() {
 			live = append(live, t)
 		}
 	}
+	latest := append([]*topic(nil), live...)
+	sort.SliceStable(latest, func(i, j int) bool { return latest[i].announced > latest[j].announced })
+	latest = latest[:min(LatestLen, len(latest))]
+
+	if s.opt.Shape == Articles {
+		s.renderArticles(add, live, latest)
+	} else {
+		renderForum(add, live, latest)
+	}
+	add(cssPath, "text/css; charset=utf-8", content{[]byte(siteCSS), []string{logoPath}})
+	add(logoPath, "image/png", content{body: logoPNG})
+	// Served, but linked from nowhere, so not part of Paths.
+	add("/robots.txt", "text/plain; charset=utf-8", content{body: []byte("User-agent: *\nDisallow:\n")})
+
+	s.pages = next
+	s.levels = levels(next)
+}
+
+// addFunc adds a rendered page to the site being built, at key.
+type addFunc func(key, ctype string, c content)
+
+// renderForum renders the forum's pages: live topics newest first, latest
+// in the home page's order.
+func renderForum(add addFunc, live, latest []*topic) {
 	nPages := max(1, (len(live)+PerPage-1)/PerPage)
 	pageOf := make(map[*topic]int, len(live))
 	for i, t := range live {
 		pageOf[t] = i/PerPage + 1
 	}
-
-	latest := append([]*topic(nil), live...)
-	sort.SliceStable(latest, func(i, j int) bool { return latest[i].announced > latest[j].announced })
-	latest = latest[:min(LatestLen, len(latest))]
-
 	add("/", htmlType, renderHome(latest))
 	add("/about", htmlType, renderAbout())
 	for p := 1; p <= nPages; p++ {
@@ -81,13 +100,6 @@ func (s *Site) rebuildLocked() {
 			add(repliesPath(t), htmlType, renderReplies(t))
 		}
 	}
-	add(cssPath, "text/css; charset=utf-8", content{[]byte(siteCSS), []string{logoPath}})
-	add(logoPath, "image/png", content{body: logoPNG})
-	// Served, but linked from nowhere, so not part of Paths.
-	add("/robots.txt", "text/plain; charset=utf-8", content{body: []byte("User-agent: *\nDisallow:\n")})
-
-	s.pages = next
-	s.levels = levels(next)
 }
 
 // levels is a breadth-first walk of the link graph from "/".
@@ -108,12 +120,7 @@ func levels(pages map[string]*page) map[string]int {
 	return lv
 }
 
-func indexPath(p int) string {
-	if p == 1 {
-		return "/forum/"
-	}
-	return "/forum/?page=" + itoa(p)
-}
+func indexPath(p int) string { return pagedPath("/forum/", p) }
 
 // doc accumulates one HTML page and the site keys it links to.
 type doc struct {
@@ -121,18 +128,30 @@ type doc struct {
 	links []string
 }
 
-func newDoc(title string) *doc {
+// navLink is one link of a page header's navigation bar.
+type navLink struct{ href, text string }
+
+var forumNav = []navLink{{"/", "Home"}, {"/forum/", "Forum"}, {"/about", "About"}}
+
+func newDoc(title string) *doc { return newPage(siteName, title, forumNav) }
+
+// newPage starts a page of the named site: head, header and navigation bar.
+func newPage(site, title string, nav []navLink) *doc {
 	d := &doc{}
 	fmt.Fprintf(&d.b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s — %s</title>\n",
-		html.EscapeString(title), siteName)
+		html.EscapeString(title), site)
 	d.link(`<link rel="stylesheet" href="%s">`+"\n", cssPath, cssPath)
 	d.b.WriteString("</head>\n<body>\n<header id=\"top\">\n")
 	d.link(`<a href="%s">`, "/", "/")
 	d.link(`<img src="%s" alt="" width="16" height="16">`, logoPath, logoPath)
-	d.b.WriteString(siteName + "</a>\n<nav>")
-	d.link(`<a href="%s">Home</a> | `, "/", "/")
-	d.link(`<a href="%s">Forum</a> | `, "/forum/", "/forum/")
-	d.link(`<a href="%s">About</a>`, "/about", "/about")
+	d.b.WriteString(site + "</a>\n<nav>")
+	for i, n := range nav {
+		sep := " | "
+		if i == len(nav)-1 {
+			sep = ""
+		}
+		d.link(`<a href="%s">`+n.text+`</a>`+sep, n.href, n.href)
+	}
 	d.b.WriteString("</nav>\n</header>\n<main>\n")
 	return d
 }
@@ -271,23 +290,33 @@ func paragraphs(seed uint64, n int) []string {
 	r := rng(seed)
 	out := make([]string, n)
 	for i := range out {
-		var b strings.Builder
-		for s := 0; s < 2+int(r.next()%3); s++ {
-			k := 5 + int(r.next()%8)
-			for j := 0; j < k; j++ {
-				w := r.word()
-				if j == 0 {
-					w = strings.ToUpper(w[:1]) + w[1:]
-				} else {
-					b.WriteByte(' ')
-				}
-				b.WriteString(w)
-			}
-			b.WriteString(". ")
-		}
-		out[i] = strings.TrimSpace(b.String())
+		out[i] = r.paragraph()
 	}
 	return out
+}
+
+// paragraph returns 2–4 sentences of 5–12 words.
+func (r *rng) paragraph() string {
+	var b strings.Builder
+	for s := 0; s < 2+int(r.next()%3); s++ {
+		r.sentence(&b)
+		b.WriteString(". ")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// sentence writes 5–12 words, the first capitalised, without a full stop.
+func (r *rng) sentence(b *strings.Builder) {
+	k := 5 + int(r.next()%8)
+	for j := 0; j < k; j++ {
+		w := r.word()
+		if j == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

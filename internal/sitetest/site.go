@@ -58,6 +58,10 @@
 // query string kept ("/forum/?page=2", "/topic/7-%D0%BF…"). Methods taking a
 // path also accept the decoded spelling ("/topic/7-привет").
 //
+// Options.Shape selects a second shape, Articles: the same topics rendered
+// as long articles with an image each, in sections and an archive chain
+// (see Articles). What this comment says of pages and links is the forum's.
+//
 // A Site is safe for concurrent use.
 package sitetest
 
@@ -88,6 +92,9 @@ type Options struct {
 	// if the request's context is done, and the request is then answered
 	// 503 Service Unavailable.
 	Latency time.Duration
+	// Shape is how topics are rendered: Forum (the zero value) or
+	// Articles.
+	Shape Shape
 	// Gone410 makes deleted pages answer 410 Gone instead of 404 Not Found.
 	Gone410 bool
 	// Now is the clock used for Last-Modified and the request log;
@@ -121,6 +128,7 @@ type Site struct {
 	levels map[string]int    // reachable paths → link level
 	gone   map[string]bool   // paths of deleted pages
 	stamps map[string]stamp  // last ETag and Last-Modified of every path ever served
+	images map[int][]byte    // Articles: each article's image, by topic id, encoded once
 
 	logMu   sync.Mutex
 	log     []Request // ring buffer of at most maxRequests entries
@@ -169,6 +177,7 @@ func New(o Options) *Site {
 		pages:  make(map[string]*page),
 		gone:   make(map[string]bool),
 		stamps: make(map[string]stamp),
+		images: make(map[int][]byte),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -224,9 +233,9 @@ func (s *Site) Announce(path string) {
 	}
 }
 
-// Delete removes the topic at path and its replies page: they answer 404 (410
-// with Options.Gone410) and every link to them disappears. Unknown or already
-// deleted paths are ignored.
+// Delete removes the topic at path and its replies page (an article and its
+// image): they answer 404 (410 with Options.Gone410) and every link to them
+// disappears. Unknown or already deleted paths are ignored.
 func (s *Site) Delete(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -238,6 +247,9 @@ func (s *Site) Delete(path string) {
 	s.gone[t.path] = true
 	if t.hasReplies {
 		s.gone[repliesPath(t)] = true
+	}
+	if s.opt.Shape == Articles {
+		s.gone[imagePath(t)] = true
 	}
 	s.rebuildLocked()
 }
@@ -316,11 +328,11 @@ func (s *Site) addTopicLocked(title string) *topic {
 	t := &topic{
 		id:         id,
 		title:      title,
-		path:       "/topic/" + seg,
+		path:       s.opt.Shape.topicDir() + seg,
 		seg:        seg,
 		rev:        1,
 		announced:  s.seq,
-		hasReplies: id%3 == 0,
+		hasReplies: id%3 == 0 && s.opt.Shape == Forum,
 	}
 	s.topics = append(s.topics, t)
 	s.byPath[t.path] = t

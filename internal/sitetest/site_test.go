@@ -16,21 +16,7 @@ import (
 
 func TestShape(t *testing.T) {
 	s := New(Options{})
-	lv := s.Levels()
-	if n := len(s.Paths()); n != 47 {
-		t.Errorf("len(Paths) = %d, want 47", n)
-	}
-	count := map[int]int{}
-	for _, l := range lv {
-		count[l]++
-	}
-	if want := map[int]int{0: 1, 1: 9, 2: 8, 3: 13, 4: 13, 5: 3}; !reflect.DeepEqual(count, want) {
-		t.Errorf("pages per level = %v, want %v", count, want)
-	}
-	for _, tc := range []struct {
-		path  string
-		level int
-	}{
+	checkShape(t, s, 47, map[int]int{0: 1, 1: 9, 2: 8, 3: 13, 4: 13, 5: 3}, []pathLevel{
 		{"/", 0},
 		{"/about", 1},
 		{"/forum/", 1},
@@ -46,11 +32,7 @@ func TestShape(t *testing.T) {
 		{topicPath(t, s, 10), 4},
 		{"/topic/7-%D0%BF%D1%80%D0%B8%D0%B2%D0%B5%D1%82", 4},
 		{topicPath(t, s, 3) + "/replies", 5},
-	} {
-		if got, ok := lv[tc.path]; !ok || got != tc.level {
-			t.Errorf("level of %s = %d (present %v), want %d", tc.path, got, ok, tc.level)
-		}
-	}
+	})
 }
 
 // TestCrawlAgreesWithPaths checks, by crawling the HTML the way a spider
@@ -58,10 +40,7 @@ func TestShape(t *testing.T) {
 // before and after every kind of mutation, and that no link is broken.
 func TestCrawlAgreesWithPaths(t *testing.T) {
 	s := New(Options{})
-	steps := []struct {
-		name string
-		do   func()
-	}{
+	crawlAgrees(t, s, []step{
 		{"initial", func() {}},
 		{"add", func() { s.AddTopic("Brand new") }},
 		{"edit", func() { s.EditTopic(topicPath(t, s, 4)) }},
@@ -69,17 +48,7 @@ func TestCrawlAgreesWithPaths(t *testing.T) {
 		{"delete", func() { s.Delete(topicPath(t, s, 21)) }},
 		{"delete latest", func() { s.Delete(topicPath(t, s, 31)) }},
 		{"delete deep", func() { s.Delete(topicPath(t, s, 3)) }},
-	}
-	for _, st := range steps {
-		st.do()
-		got := crawl(t, s.Handler(), -1)
-		if !reflect.DeepEqual(keys(got), s.Paths()) {
-			t.Errorf("%s: crawl found %v\nPaths = %v", st.name, keys(got), s.Paths())
-		}
-		if !reflect.DeepEqual(got, s.Levels()) {
-			t.Errorf("%s: crawl levels %v\nLevels = %v", st.name, got, s.Levels())
-		}
-	}
+	})
 }
 
 func TestDepthLimit(t *testing.T) {
@@ -444,17 +413,10 @@ func TestLatency(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	mutate := func(s *Site) {
-		s.AddTopic("One")
-		s.EditTopic(topicPath(t, s, 2))
-		s.Delete(topicPath(t, s, 15))
-		s.Announce(topicPath(t, s, 9))
-		s.AddTopic("Привет, мир")
-	}
 	a := New(Options{Topics: 25})
 	b := New(Options{Topics: 25, Now: newClock().Now})
-	mutate(a)
-	mutate(b)
+	mutate(t, a)
+	mutate(t, b)
 	if !reflect.DeepEqual(bodies(a), bodies(b)) {
 		t.Errorf("same mutations gave different sites")
 	}

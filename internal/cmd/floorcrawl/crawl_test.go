@@ -3,59 +3,110 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spider-mirror/spider/internal/sitetest"
 )
 
-// serve starts a 45-topic test forum for the test.
-func serve(t *testing.T) (*sitetest.Site, *httptest.Server) {
-	site := sitetest.New(sitetest.Options{Topics: 45})
+// serve starts a 45-topic test site of the given shape for the test.
+func serve(t *testing.T, shape sitetest.Shape) (*sitetest.Site, *httptest.Server) {
+	site := sitetest.New(sitetest.Options{Topics: 45, Shape: shape})
 	srv := httptest.NewServer(site.Handler())
 	t.Cleanup(srv.Close)
 	return site, srv
 }
 
-// TestCrawlFetchesEveryPageOnce: a crawl of the test forum fetches each
-// reachable path once and nothing else.
+// TestCrawlFetchesEveryPageOnce: a crawl of the test site, of either shape,
+// fetches each reachable path once, images included, and nothing else.
 func TestCrawlFetchesEveryPageOnce(t *testing.T) {
-	site, srv := serve(t)
+	for _, tc := range []struct {
+		shape  sitetest.Shape
+		images int // paths ending in .png
+	}{{sitetest.Forum, 1}, {sitetest.Articles, 46}} {
+		site, srv := serve(t, tc.shape)
 
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"-c", "4", srv.URL + "/"}, &out, &errOut); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.shape, code, errOut.String())
+		}
+		want := map[string]bool{}
+		images := 0
+		for _, p := range site.Paths() {
+			want[p] = true
+			if strings.HasSuffix(p, ".png") {
+				images++
+			}
+		}
+		if images != tc.images {
+			t.Errorf("%v: the site has %d images, want %d", tc.shape, images, tc.images)
+		}
+		got := map[string]int{}
+		for _, r := range site.Requests() {
+			got[r.Path]++
+			if r.Status != 200 {
+				t.Errorf("%v: %s answered %d", tc.shape, r.Path, r.Status)
+			}
+		}
+		for p := range want {
+			if got[p] != 1 {
+				t.Errorf("%v: %s fetched %d times, want once", tc.shape, p, got[p])
+			}
+		}
+		for p := range got {
+			if !want[p] {
+				t.Errorf("%v: %s fetched, not a page of the site", tc.shape, p)
+			}
+		}
+		if !strings.HasPrefix(out.String(), "fetched "+itoa(len(want))+" pages, ") || !strings.Contains(out.String(), " 0 errors") {
+			t.Errorf("%v: output %q, want %d pages", tc.shape, out.String(), len(want))
+		}
+	}
+}
+
+// TestCrawlSearchesHTMLOnly: links are looked for in HTML pages alone, not
+// in the bytes of an image or a stylesheet that happen to spell them.
+func TestCrawlSearchesHTMLOnly(t *testing.T) {
+	var mu sync.Mutex
+	fetched := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fetched[r.URL.Path] = true
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<link rel="stylesheet" href="/s.css"><img src="/a.png">`)
+		case "/a.png":
+			w.Header().Set("Content-Type", "image/png")
+			io.WriteString(w, "\x89PNG\r\n\x1a\n"+`src="/not-a-link"`)
+		case "/s.css":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, `a[href="/not-a-link-either"] { color: red }`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
 	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"-c", "4", srv.URL + "/"}, &out, &errOut); code != 0 {
+	if code := run(context.Background(), []string{srv.URL + "/"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	want := map[string]bool{}
-	for _, p := range site.Paths() {
-		want[p] = true
-	}
-	got := map[string]int{}
-	for _, r := range site.Requests() {
-		got[r.Path]++
-		if r.Status != 200 {
-			t.Errorf("%s answered %d", r.Path, r.Status)
-		}
-	}
-	for p := range want {
-		if got[p] != 1 {
-			t.Errorf("%s fetched %d times, want once", p, got[p])
-		}
-	}
-	for p := range got {
-		if !want[p] {
-			t.Errorf("%s fetched, not a page of the site", p)
-		}
-	}
-	if !strings.HasPrefix(out.String(), "fetched ") || !strings.Contains(out.String(), " 0 errors") {
-		t.Errorf("output %q", out.String())
+	want := map[string]bool{"/": true, "/a.png": true, "/s.css": true}
+	if !reflect.DeepEqual(fetched, want) {
+		t.Errorf("fetched %v, want %v", fetched, want)
 	}
 }
 
 // TestCrawlStopsAtMax: -max bounds the fetches.
 func TestCrawlStopsAtMax(t *testing.T) {
-	site, srv := serve(t)
+	site, srv := serve(t, sitetest.Forum)
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"-c", "3", "-max", "7", srv.URL + "/"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
@@ -84,3 +135,5 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,6 +1,6 @@
 // Command floorcrawl is the least a crawler built on Go's net/http can do:
 // it fetches every page of one loopback site that href and src attributes
-// lead to, over N connections, the link found last first (as spider's
+// of its HTML pages lead to (images included), over N connections, the link found last first (as spider's
 // fetching ahead does), and keeps nothing. It rewrites no link, writes no
 // file, keeps no list and waits for no one.
 //

@@ -12,18 +12,20 @@ import (
 )
 
 // chain times the site's chain of index pages (/forum/, /forum/?page=2,
-// ...), each linked only from the one before, which a first mirror must
+// ...; on the articles shape the archive, /archive/, /archive/?page=2, ...),
+// each linked only from the one before, which a first mirror must
 // fetch one after the other: how long the site took to answer each, and
 // how long the crawler took from one answer to asking for the next page.
 // The second is what a crawler adds to the crawl of a deep site, so
-// scripts/bench-crawl prints it for each tool.
+// scripts/bench-crawl prints it for each tool. A chain is not safe for
+// concurrent use; the counter that holds it guards it.
 type chain struct {
 	pages map[int]span // index page number → its first answer 200
 }
 
 type span struct{ start, end time.Time }
 
-// add notes a request answered at end. Called with the counter's lock.
+// add notes a request answered at end.
 func (c *chain) add(r sitetest.Request, end time.Time) {
 	n, ok := indexPage(r.Path)
 	if !ok || r.Status != http.StatusOK {
@@ -34,17 +36,24 @@ func (c *chain) add(r sitetest.Request, end time.Time) {
 	}
 }
 
-// indexPage returns the number of the index page uri asks for.
+// indexPage returns the number of the page of the chain uri asks for: the
+// forum's index or the archive (a site has one of them).
 func indexPage(uri string) (int, bool) {
-	if uri == "/forum/" {
-		return 1, true
+	for _, dir := range []string{"/forum/", "/archive/"} {
+		if uri == dir {
+			return 1, true
+		}
+		rest, ok := strings.CutPrefix(uri, dir+"?page=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 2 {
+			return 0, false
+		}
+		return n, true
 	}
-	rest, ok := strings.CutPrefix(uri, "/forum/?page=")
-	n, err := strconv.Atoi(rest)
-	if !ok || err != nil || n < 2 {
-		return 0, false
-	}
-	return n, true
+	return 0, false
 }
 
 // String is the line printed at exit, "" if fewer than two index pages in

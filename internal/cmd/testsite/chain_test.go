@@ -11,6 +11,8 @@ func TestIndexPage(t *testing.T) {
 	for uri, want := range map[string]int{
 		"/forum/": 1, "/forum/?page=2": 2, "/forum/?page=1000": 1000,
 		"/forum/?page=1": 0, "/forum/?page=x": 0, "/forum": 0, "/topic/1-a": 0, "/forum/?page=2&x=1": 0,
+		"/archive/": 1, "/archive/?page=3": 3, "/archive/?page=1": 0, "/archive": 0,
+		"/section/news/": 0, "/section/news/?page=2": 0, "/archive/x/?page=2": 0,
 	} {
 		n, ok := indexPage(uri)
 		if ok != (want > 0) || n != want {

@@ -65,11 +65,14 @@ type topicRef struct {
 	level int
 }
 
-// topics returns the live topic pages, by topic number.
+// topics returns the live topic pages (articles), by topic number.
 func (c *churner) topics() []topicRef {
 	var out []topicRef
 	for p, l := range c.site.Levels() {
 		rest, ok := strings.CutPrefix(p, "/topic/")
+		if !ok {
+			rest, ok = strings.CutPrefix(p, "/article/") // the articles shape
+		}
 		if !ok || strings.Contains(rest, "/") {
 			continue
 		}

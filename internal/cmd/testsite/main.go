@@ -1,9 +1,18 @@
-// Command testsite serves the sitetest forum on a loopback address and
-// changes it on a timer, so spider can be demonstrated against a living site.
+// Command testsite serves the sitetest site (its forum unless -shape says
+// otherwise) on a loopback address and changes it on a timer, so spider can
+// be demonstrated against a living site.
 //
 // Usage:
 //
-//	testsite [-addr 127.0.0.1:0] [-topics 30] [-latency 0] [-churn 10s] [-ready-file PATH]
+//	testsite [-addr 127.0.0.1:0] [-shape forum] [-topics 30] [-latency 0] [-churn 10s] [-ready-file PATH]
+//	testsite [-shape forum] [-topics 30] -describe
+//
+// -shape articles serves sitetest's Articles shape instead of the forum:
+// the same topics as long articles with an image each (nearly half the
+// URLs are images). -describe prints one line about the site and exits,
+// without serving it:
+//
+//	site: articles, 3000 topics, 6454 paths (3001 images), deepest level 150
 //
 // It prints "listening on http://127.0.0.1:PORT/" once it accepts
 // connections and, with -ready-file, writes the same URL to PATH atomically
@@ -14,6 +23,9 @@
 //	change: added /topic/31-churn-topic-1      new topic, announced on the home page
 //	change: edited /topic/3-…                  silent edit of a topic at level 3 or deeper
 //	change: deleted /topic/15-…                topic (and replies) now 404
+//
+// (on the articles shape, /article/… in place of /topic/…; a deleted
+// article's image answers 404 too)
 //
 // SIGINT or SIGTERM shuts the server down, prints what it served
 //

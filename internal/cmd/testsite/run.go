@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/sitetest"
@@ -18,10 +19,12 @@ import (
 // options are the command-line flags.
 type options struct {
 	addr      string
+	shape     sitetest.Shape
 	topics    int
 	latency   time.Duration
 	churn     time.Duration
 	readyFile string
+	describe  bool
 }
 
 // usageError marks errors in the command line (exit status 2). quiet means
@@ -39,10 +42,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("testsite", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "loopback `host:port` to listen on (port 0 picks a free one)")
-	fs.IntVar(&o.topics, "topics", sitetest.DefaultTopics, "number of topics at start")
+	fs.Var(&o.shape, "shape", "site shape: forum (small topic pages) or articles (long pages, an image each)")
+	fs.IntVar(&o.topics, "topics", sitetest.DefaultTopics, "number of topics (articles) at start")
 	fs.DurationVar(&o.latency, "latency", 0, "delay before answering each request")
 	fs.DurationVar(&o.churn, "churn", 10*time.Second, "interval between changes to the site (0 disables)")
 	fs.StringVar(&o.readyFile, "ready-file", "", "write the base URL to `path` once listening")
+	fs.BoolVar(&o.describe, "describe", false, "print what the site holds and exit without serving")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -88,7 +93,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	count := newCounter()
-	site := sitetest.New(sitetest.Options{Topics: o.topics, Latency: o.latency, OnRequest: count.add})
+	site := sitetest.New(sitetest.Options{Shape: o.shape, Topics: o.topics, Latency: o.latency, OnRequest: count.add})
+	if o.describe {
+		fmt.Fprintln(stdout, describe(o.shape, o.topics, site))
+		return nil
+	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -135,6 +144,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
+}
+
+// describe is the line -describe prints: the site's shape and size, how
+// many paths a crawl from "/" finds, how many of them are images, and the
+// deepest link level, e.g.
+//
+//	site: articles, 3000 topics, 6454 paths (3001 images), deepest level 150
+func describe(shape sitetest.Shape, topics int, site *sitetest.Site) string {
+	deepest, images := 0, 0
+	for p, l := range site.Levels() {
+		deepest = max(deepest, l)
+		if strings.HasSuffix(p, ".png") {
+			images++
+		}
+	}
+	return fmt.Sprintf("site: %s, %d topics, %d paths (%d images), deepest level %d",
+		shape, topics, len(site.Paths()), images, deepest)
 }
 
 // writeFileAtomic writes data to a temporary file next to name and renames it

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-topics", "0"},
 		{"-churn", "-1s"},
 		{"-latency", "-1ms"},
+		{"-shape", "blog"},
 		{"-nosuchflag"},
 		{"extra"},
 	} {
@@ -244,5 +246,60 @@ func TestSignal(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no exit 10s after SIGTERM")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-describe"}, "site: forum, 30 topics, 47 paths (1 images), deepest level 5\n"},
+		{[]string{"-describe", "-shape", "articles", "-topics", "200"}, "site: articles, 200 topics, 434 paths (201 images), deepest level 10\n"},
+		{[]string{"-shape", "forum", "-describe", "-topics", "100"}, "site: forum, 100 topics, 147 paths (1 images), deepest level 12\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), tc.args, &stdout, &stderr); err != nil {
+			t.Errorf("run %q: %v, stderr %q", tc.args, err, stderr.String())
+		}
+		if stdout.String() != tc.want {
+			t.Errorf("run %q printed %q, want %q", tc.args, stdout.String(), tc.want)
+		}
+	}
+}
+
+// The rotation of changes works on the articles shape too: an added
+// article is announced, a deep one edited, and a deleted one answers 404
+// with its image.
+func TestChurnRotationArticles(t *testing.T) {
+	s := sitetest.New(sitetest.Options{Shape: sitetest.Articles, Topics: 200})
+	c := &churner{site: s}
+	h := s.Handler()
+	status := func(p string) int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", p, nil))
+		return w.Code
+	}
+	if got := c.step(); got != "added /article/201-churn-topic-1" {
+		t.Errorf("step 1 = %q", got)
+	}
+	if b, _ := s.Body("/"); !strings.Contains(string(b), "/article/201-churn-topic-1") {
+		t.Errorf("added article not announced on home")
+	}
+	levels := s.Levels()
+	edited, ok := strings.CutPrefix(c.step(), "edited ")
+	if !ok || levels[edited] <= fastDepth {
+		t.Errorf("step 2 edited %q at level %d, want an article deeper than %d", edited, levels[edited], fastDepth)
+	}
+	if b, _ := s.Body(edited); !strings.Contains(string(b), "revision 2") {
+		t.Errorf("edited article shows no new revision")
+	}
+	deleted, ok := strings.CutPrefix(c.step(), "deleted /article/")
+	if !ok {
+		t.Fatalf("step 3 deleted no article")
+	}
+	id, _, _ := strings.Cut(deleted, "-")
+	if status("/article/"+deleted) != 404 || status("/media/"+id+".png") != 404 {
+		t.Errorf("deleted article %s or its image still served", deleted)
 	}
 }
