@@ -32,16 +32,6 @@ func (s State) String() string {
 	return "state(" + strconv.Itoa(int(s)) + ")"
 }
 
-// ParseState returns the State named s.
-func ParseState(s string) (State, error) {
-	for i, n := range stateNames {
-		if n != "" && n == s {
-			return State(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown state %q", s)
-}
-
 func parseStateBytes(b []byte) (State, bool) {
 	for i, n := range stateNames {
 		if n != "" && string(b) == n {
@@ -99,10 +89,6 @@ func ValidSpiderID(id string) bool {
 func fixedWidth(level int) int {
 	return 1 + SpiderWidth + 1 + len(strconv.Itoa(level)) + 1 + stateWidth + 1 + timeWidth + 1
 }
-
-// prefixLen is the length of the prefix (everything before the URL) of e
-// formatted with a file field fileWidth wide.
-func prefixLen(level, fileWidth int) int { return fileWidth + fixedWidth(level) }
 
 // appendPrefix appends e's fields before the URL, the file field padded to
 // width bytes (or its own length if longer).

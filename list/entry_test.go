@@ -66,8 +66,8 @@ func TestAppendLinePadding(t *testing.T) {
 	if line != want {
 		t.Errorf("AppendLine =\n%q, want\n%q", line, want)
 	}
-	if got := prefixLen(1, 20); got != len(want)-len(e.URL)-1 {
-		t.Errorf("prefixLen = %d, want %d", got, len(want)-len(e.URL)-1)
+	if got := 20 + fixedWidth(1); got != len(want)-len(e.URL)-1 {
+		t.Errorf("prefix of a line with a 20-byte file field = %d bytes, want %d", got, len(want)-len(e.URL)-1)
 	}
 	// Filling the reserved fields keeps the length.
 	e.File, e.Spider, e.State, e.Modified = "a/b.html", "slow", Downloaded, time.Unix(1e9, 0)
