@@ -519,22 +519,22 @@ func (l *List) rewrite(f *os.File, end int64, updates []update, appendBuf []byte
 				return nil
 			}
 			var v view
+			if err := parseLine(line, &v); err != nil {
+				return err // cannot happen: the pass parsed it
+			}
 			if u := byOff[off]; u != nil {
 				width := len(u.File)
-				if parseCanonical(line, &v) {
+				if v.canonical {
 					width = max(width, v.urlOff-fixedWidth(u.Level)) // keep its padding
 				} else {
 					width = max(width, l.reserve(u.URL))
 				}
 				w.buf = AppendLine(w.buf, u, width)
-			} else if parseCanonical(line, &v) {
+			} else if v.canonical {
 				w.write(line) // already padded: copy as is
 				w.write([]byte{'\n'})
 				return nil
 			} else {
-				if err := parseLine(line, &v); err != nil {
-					return err // cannot happen: the pass parsed it
-				}
 				e := v.alias()
 				w.buf = AppendLine(w.buf, &e, max(len(e.File), l.reserve(e.URL)))
 			}

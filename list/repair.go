@@ -107,7 +107,7 @@ func (l *List) Repair(ctx context.Context, running func(spider string) bool, mis
 				rep.Reset++
 			}
 			width := l.reserve(e.URL)
-			if parseCanonical(line, &v) {
+			if v.canonical {
 				width = max(width, v.urlOff-fixedWidth(v.level))
 			}
 			w.buf = AppendLine(w.buf, &e, max(width, len(e.File)))

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
-	"unsafe"
 )
 
 // readBuf is the read buffer of a scan: small enough to stay in the CPU's
@@ -55,31 +53,6 @@ func forEntries(f *os.File, path string, fn func(off int64, v *view) error) (end
 		return fn(off, &v)
 	})
 	return end, torn, lines, err
-}
-
-// alias returns v as an Entry whose strings share v's bytes. It must not
-// outlive the scan step; Clone before keeping it.
-func (v *view) alias() Entry {
-	e := Entry{File: ustr(v.file), Spider: ustr(v.spider), Level: v.level, State: v.state, URL: ustr(v.url)}
-	if v.mod != 0 {
-		e.Modified = time.Unix(v.mod, 0).UTC()
-	}
-	return e
-}
-
-func ustr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// Clone returns e with strings of its own.
-func (e Entry) Clone() Entry {
-	e.File = string([]byte(e.File))
-	e.Spider = string([]byte(e.Spider))
-	e.URL = string([]byte(e.URL))
-	return e
 }
 
 // Scan calls fn for every entry of the list, in file order, under the lock:
