@@ -248,8 +248,8 @@ func Open(path string, o Options) (*List, error) {
 // Path returns the absolute path of the list file.
 func (l *List) Path() string { return l.path }
 
-// create writes a new list holding only the header. Called under the lock.
-func (l *List) create() error {
+// create writes a new list holding only the header, if there is no list.
+func (l locked) create() error {
 	if _, err := os.Stat(l.path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -261,9 +261,9 @@ func (l *List) create() error {
 
 // removeTemps removes temporary files that a writer killed mid-write left
 // beside the list (a rewrite's LIST.tmp-*, a status's .json.tmp-*). Every
-// such file is written under the list's lock, which the caller holds, so
-// none of them is being written now.
-func (l *List) removeTemps() {
+// such file is written under the list's lock, so none of them is being
+// written now.
+func (l locked) removeTemps() {
 	for _, pat := range []string{l.path + ".tmp-*", l.path + ".spider-*.json.tmp-*"} {
 		if m, err := filepath.Glob(pat); err == nil {
 			for _, f := range m {
@@ -271,56 +271,4 @@ func (l *List) removeTemps() {
 			}
 		}
 	}
-}
-
-// writeAtomic writes a new file at path through a temporary file in the same
-// directory: write, fsync, close, rename, fsync the directory.
-func writeAtomic(path string, write func(*os.File) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := check("write new list"); err != nil {
-		return err
-	}
-	if err := write(tmp); err != nil {
-		return fmt.Errorf("list: write %s: %w", tmp.Name(), err)
-	}
-	if err := check("fsync new list"); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("list: fsync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("list: close %s: %w", tmp.Name(), err)
-	}
-	if err := check("rename new list"); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("list: fsync %s: %w", dir, err)
-	}
-	return nil
 }

@@ -59,7 +59,7 @@ func forEntries(f *os.File, path string, fn func(off int64, v *view) error) (end
 // one consistent read pass. The *Entry passed to fn is valid only during
 // the call (its strings share the read buffer); Clone it to keep it.
 func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
-	unlock, err := l.lockList(ctx)
+	lk, unlock, err := l.lockList(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 		return fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
-	if err := l.replayPending(); err != nil {
+	if err := lk.replayPending(); err != nil {
 		return err
 	}
 	var e Entry // reused: fn must not keep it (see above)
@@ -97,7 +97,7 @@ var ErrReplaced = errors.New("list: the list was rewritten during the read; run 
 // ErrReplaced. The *Entry is valid only during the call. One chunked read
 // at a time per List.
 func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Entry) error) (int64, error) {
-	unlock, err := l.lockList(ctx)
+	lk, unlock, err := l.lockList(ctx)
 	if err != nil {
 		return off, err
 	}
@@ -110,7 +110,7 @@ func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Ent
 		return off, fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
-	if err := l.replayPending(); err != nil {
+	if err := lk.replayPending(); err != nil {
 		return off, err
 	}
 	fi, err := f.Stat()
@@ -160,8 +160,8 @@ func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Ent
 var errChunkFull = errors.New("chunk full")
 
 // replayPending finishes a pass that died mid-write (its journal is
-// complete) before a reader reads. Called under the lock.
-func (l *List) replayPending() error {
+// complete) before a reader reads.
+func (l locked) replayPending() error {
 	if fi, err := os.Stat(journalPath(l.path)); err != nil || fi.Size() == 0 {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (l *List) replayPending() error {
 		return fmt.Errorf("list: replay journal: %w", err)
 	}
 	defer rw.Close()
-	if _, err := replayJournal(l.path, rw); err != nil {
+	if _, err := l.replayJournal(rw); err != nil {
 		return fmt.Errorf("list: replay journal: %w", err)
 	}
 	return nil
