@@ -155,25 +155,15 @@
 //
 // # Why in place, and what it costs
 //
-// Measured on the project's 2-core machine with scripts/bench-list: a
-// generated ru.wikipedia-like list of 5,000,000 lines (percent-encoded
-// Cyrillic titles, 163 bytes a line, 790 MB) in the page cache, passes
-// that append 1,000 links (half already listed), record 1,000 results and
-// claim 1,000 lines:
-//
-//	cat LIST >/dev/null                           0.11-0.12 s
-//	a pass, in place (this package)               0.62-0.66 s lock held (median of 5 passes, 3 runs):
-//	                                              scan 0.61 s, journal + writes + 2 fsyncs 0.004 s
-//	the same pass rewriting the file (Compact)    3.2-4.7 s: scan 0.6-0.8 s, write + fsync + rename 2.4-3.7 s
-//	peak RSS of the process                       10 MB
-//
 // A streaming rewrite costs the size of the list in writes and an fsync of
 // all of it at every pass; updating the changed prefixes in place costs a
-// few kilobytes, so the lock is held for the time it takes to read and
-// parse the list, which grows linearly with it (0.20 s at 10^6 lines).
-// The price is the padding of the file field, and the journal that makes
-// the in-place writes atomic. Reading is in parallel sections above 8 MB
-// (see parallel.go); the scan is parse-bound, not I/O-bound.
+// few kilobytes, so the lock is held for about the time it takes to read
+// and parse the list, which grows linearly with it. The price is the
+// padding of the file field, and the journal that makes the in-place
+// writes atomic. Reading is in parallel sections above 8 MB (see
+// parallel.go): the scan is bound by parsing, not by I/O.
+// scripts/bench-list measures passes over a large generated list against
+// reading it with cat; docs/performance.md has the current figures.
 //
 // # Deduplication without a map of the list
 //
@@ -194,6 +184,24 @@
 //
 // The package holds no crawling policy: which lines to claim is decided by
 // the Picker the caller passes (internal/claim).
+//
+// # Where things are
+//
+//	list.go      this contract; Open
+//	line.go      the line format: Entry, State, AppendLine
+//	parse.go     the one parser of a line; ParseError
+//	cycle.go     a pass's inputs and outputs (Cycle); Run, Add, Compact
+//	pass.go      a pass reading the list and deciding what to change
+//	filter.go    a quick "not one of the pass's URLs" for most lines
+//	pick.go      choosing the lines to claim (Picker, a bounded heap)
+//	write.go     writing a pass's changes: in place, or a rewrite
+//	journal.go   the journal that makes in-place writes atomic
+//	scan.go      read passes: Scan, ScanChunk
+//	parallel.go  reading a large list in sections
+//	lock.go      the list's lock and the spiders' locks
+//	status.go    what each spider publishes: SpiderStatus, Beat
+//	repair.go    Repair
+//	fault.go     failure injection, for tests
 package list
 
 import (
