@@ -176,6 +176,11 @@ func atoi(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 7 {
 		return 0, false
 	}
+	return digits(b)
+}
+
+// digits parses b, decimal digits only.
+func digits(b []byte) (int, bool) {
 	n := 0
 	for _, c := range b {
 		if c < '0' || c > '9' {
@@ -193,22 +198,12 @@ func parseTime(b []byte) (int64, bool) {
 	if len(b) != timeWidth || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[19] != 'Z' {
 		return 0, false
 	}
-	num := func(s []byte) (int, bool) {
-		n := 0
-		for _, c := range s {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(b[0:4])
-	mo, ok2 := num(b[5:7])
-	d, ok3 := num(b[8:10])
-	h, ok4 := num(b[11:13])
-	mi, ok5 := num(b[14:16])
-	s, ok6 := num(b[17:19])
+	y, ok1 := digits(b[0:4])
+	mo, ok2 := digits(b[5:7])
+	d, ok3 := digits(b[8:10])
+	h, ok4 := digits(b[11:13])
+	mi, ok5 := digits(b[14:16])
+	s, ok6 := digits(b[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59 {
 		return 0, false
 	}
