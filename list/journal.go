@@ -125,9 +125,11 @@ func clearJournal(path string, sync bool) error {
 }
 
 // replayJournal applies a complete journal left by a pass that may not have
-// finished, fsyncs the list, and empties the journal. It reports whether
-// it applied one. Called under the lock, before reading the list.
-func replayJournal(path string, f *os.File) (bool, error) {
+// finished to the list open as f, fsyncs the list, and empties the
+// journal. It reports whether it applied one. A pass calls it before it
+// reads the list.
+func (l locked) replayJournal(f *os.File) (bool, error) {
+	path := l.path
 	b, err := os.ReadFile(journalPath(path))
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(b) == 0 {
 		return false, nil

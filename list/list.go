@@ -155,25 +155,15 @@
 //
 // # Why in place, and what it costs
 //
-// Measured on the project's 2-core machine with scripts/bench-list: a
-// generated ru.wikipedia-like list of 5,000,000 lines (percent-encoded
-// Cyrillic titles, 163 bytes a line, 790 MB) in the page cache, passes
-// that append 1,000 links (half already listed), record 1,000 results and
-// claim 1,000 lines:
-//
-//	cat LIST >/dev/null                           0.11-0.12 s
-//	a pass, in place (this package)               0.62-0.66 s lock held (median of 5 passes, 3 runs):
-//	                                              scan 0.61 s, journal + writes + 2 fsyncs 0.004 s
-//	the same pass rewriting the file (Compact)    3.2-4.7 s: scan 0.6-0.8 s, write + fsync + rename 2.4-3.7 s
-//	peak RSS of the process                       10 MB
-//
 // A streaming rewrite costs the size of the list in writes and an fsync of
 // all of it at every pass; updating the changed prefixes in place costs a
-// few kilobytes, so the lock is held for the time it takes to read and
-// parse the list, which grows linearly with it (0.20 s at 10^6 lines).
-// The price is the padding of the file field, and the journal that makes
-// the in-place writes atomic. Reading is in parallel sections above 8 MB
-// (see parallel.go); the scan is parse-bound, not I/O-bound.
+// few kilobytes, so the lock is held for about the time it takes to read
+// and parse the list, which grows linearly with it. The price is the
+// padding of the file field, and the journal that makes the in-place
+// writes atomic. Reading is in parallel sections above 8 MB (see
+// parallel.go): the scan is bound by parsing, not by I/O.
+// scripts/bench-list measures passes over a large generated list against
+// reading it with cat; docs/performance.md has the current figures.
 //
 // # Deduplication without a map of the list
 //
@@ -194,6 +184,24 @@
 //
 // The package holds no crawling policy: which lines to claim is decided by
 // the Picker the caller passes (internal/claim).
+//
+// # Where things are
+//
+//	list.go      this contract; Open
+//	line.go      the line format: Entry, State, AppendLine
+//	parse.go     the one parser of a line; ParseError
+//	cycle.go     a pass's inputs and outputs (Cycle); Run, Add, Compact
+//	pass.go      a pass reading the list and deciding what to change
+//	filter.go    a quick "not one of the pass's URLs" for most lines
+//	pick.go      choosing the lines to claim (Picker, a bounded heap)
+//	write.go     writing a pass's changes: in place, or a rewrite
+//	journal.go   the journal that makes in-place writes atomic
+//	scan.go      read passes: Scan, ScanChunk
+//	parallel.go  reading a large list in sections
+//	lock.go      the list's lock and the spiders' locks
+//	status.go    what each spider publishes: SpiderStatus, Beat
+//	repair.go    Repair
+//	fault.go     failure injection, for tests
 package list
 
 import (
@@ -248,8 +256,8 @@ func Open(path string, o Options) (*List, error) {
 // Path returns the absolute path of the list file.
 func (l *List) Path() string { return l.path }
 
-// create writes a new list holding only the header. Called under the lock.
-func (l *List) create() error {
+// create writes a new list holding only the header, if there is no list.
+func (l locked) create() error {
 	if _, err := os.Stat(l.path); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -261,9 +269,9 @@ func (l *List) create() error {
 
 // removeTemps removes temporary files that a writer killed mid-write left
 // beside the list (a rewrite's LIST.tmp-*, a status's .json.tmp-*). Every
-// such file is written under the list's lock, which the caller holds, so
-// none of them is being written now.
-func (l *List) removeTemps() {
+// such file is written under the list's lock, so none of them is being
+// written now.
+func (l locked) removeTemps() {
 	for _, pat := range []string{l.path + ".tmp-*", l.path + ".spider-*.json.tmp-*"} {
 		if m, err := filepath.Glob(pat); err == nil {
 			for _, f := range m {
@@ -271,56 +279,4 @@ func (l *List) removeTemps() {
 			}
 		}
 	}
-}
-
-// writeAtomic writes a new file at path through a temporary file in the same
-// directory: write, fsync, close, rename, fsync the directory.
-func writeAtomic(path string, write func(*os.File) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := check("write new list"); err != nil {
-		return err
-	}
-	if err := write(tmp); err != nil {
-		return fmt.Errorf("list: write %s: %w", tmp.Name(), err)
-	}
-	if err := check("fsync new list"); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("list: fsync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("list: close %s: %w", tmp.Name(), err)
-	}
-	if err := check("rename new list"); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("list: fsync %s: %w", dir, err)
-	}
-	return nil
 }

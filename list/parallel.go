@@ -102,10 +102,10 @@ type sectionResult struct {
 // forEntriesParallel calls the fn that newFn returns for worker w with
 // every entry line of section w, on one goroutine per section. A
 // *ParseError's line number is made absolute.
-func forEntriesParallel(f *os.File, path string, size int64, newFn func(w int) func(off int64, v *view) error) (end, torn int64, lines int, workers int, err error) {
+func forEntriesParallel(f *os.File, path string, size int64, newFn func(w int) func(off int64, v *view) error) (end, torn int64, lines int, err error) {
 	secs, err := sections(f, size, scanSections())
 	if err != nil {
-		return 0, 0, 0, 0, fmt.Errorf("list: read %s: %w", path, err)
+		return 0, 0, 0, fmt.Errorf("list: read %s: %w", path, err)
 	}
 	res := make([]sectionResult, len(secs))
 	var wg sync.WaitGroup
@@ -136,21 +136,21 @@ func forEntriesParallel(f *os.File, path string, size int64, newFn func(w int) f
 			if errors.As(r.err, &pe) && secs[w].start > 0 {
 				before, cerr := countLines(f, secs[w].start)
 				if cerr != nil {
-					return 0, 0, 0, 0, cerr
+					return 0, 0, 0, cerr
 				}
 				pe.Line += before
 			}
-			return 0, 0, 0, 0, r.err
+			return 0, 0, 0, r.err
 		}
 		lines += r.lines
 	}
 	last := res[len(res)-1]
 	for w := range res[:len(res)-1] {
 		if res[w].torn > 0 || res[w].end != secs[w].stop {
-			return 0, 0, 0, 0, fmt.Errorf("list: internal error: section %d ends at %d, not %d", w, res[w].end, secs[w].stop)
+			return 0, 0, 0, fmt.Errorf("list: internal error: section %d ends at %d, not %d", w, res[w].end, secs[w].stop)
 		}
 	}
-	return last.end, last.torn, lines, len(secs), nil
+	return last.end, last.torn, lines, nil
 }
 
 // countLines counts the lines in the first n bytes of f.

@@ -34,12 +34,16 @@ type RepairReport struct {
 // The rewrite itself is atomic (temporary file, fsync, rename, fsync of
 // the directory). Memory grows with the list by 16 bytes a line.
 func (l *List) Repair(ctx context.Context, running func(spider string) bool, missing func(file string) bool) (RepairReport, error) {
-	var rep RepairReport
-	unlock, err := l.lockList(ctx)
+	lk, unlock, err := l.lockList(ctx)
 	if err != nil {
-		return rep, err
+		return RepairReport{}, err
 	}
 	defer unlock()
+	return lk.repair(running, missing)
+}
+
+func (l locked) repair(running func(spider string) bool, missing func(file string) bool) (RepairReport, error) {
+	var rep RepairReport
 	if err := l.replayPending(); err != nil {
 		return rep, err
 	}
@@ -52,82 +56,111 @@ func (l *List) Repair(ctx context.Context, running func(spider string) bool, mis
 	if err := copyFile(f, rep.Backup); err != nil {
 		return rep, fmt.Errorf("list: backup: %w", err)
 	}
-	var rejected []byte
-	seed := maphash.MakeSeed()
-	first := map[uint64]int64{} // URL hash -> offset of its first line
 	if err := clearJournal(l.path, true); err != nil {
 		return rep, err
 	}
-	err = writeAtomic(l.path, func(out *os.File) error {
-		w := newBufWriter(out)
-		w.write([]byte(Header + "\n"))
-		var v view
-		_, _, err := scanLines(f, l.path, func(off int64, no int, line []byte) error {
-			switch {
-			case no == 1 && checkHeader(l.path, line) == nil:
-				return nil // the header was written above
-			case no == 1 && bytes.HasPrefix(line, []byte("# spider-list v")):
-				return fmt.Errorf("%s is a spider list of another version (%q): not repairing it", l.path, clip(line))
-			case no > 1 && (len(line) == 0 || line[0] == '#'):
-				w.write(line) // blank lines and comments stay
-				w.write([]byte{'\n'})
-				return nil
-			}
-			if err := parseLine(line, &v); err != nil {
-				rep.Rejected++
-				rejected = append(append(rejected, line...), '\n')
-				return nil
-			}
-			h := maphash.Bytes(seed, v.url)
-			if at, ok := first[h]; ok {
-				same, err := sameURL(f, at, v.url)
-				if err != nil {
-					return err
-				}
-				if same {
-					rep.Duplicates++
-					return nil
-				}
-			} else {
-				first[h] = off
-			}
-			e := v.alias()
-			if e.Spider != "" && !running(e.Spider) {
-				release(&e)
-				rep.Released++
-			}
-			if e.File != "" && missing(e.File) {
-				e.File = ""
-				if e.State != Archived && e.State != Disallowed { // their time is the last check, not the copy's
-					e.State, e.Modified = Found, time.Time{}
-					if e.Spider != "" {
-						e.State = Claimed
-					}
-				}
-				rep.Reset++
-			}
-			width := l.reserve(e.URL)
-			if parseCanonical(line, &v) {
-				width = max(width, v.urlOff-fixedWidth(v.level))
-			}
-			w.buf = AppendLine(w.buf, &e, max(width, len(e.File)))
-			w.flushIfFull()
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return w.flush()
-	})
-	if err != nil {
+	r := &repairer{l: l, f: f, running: running, missing: missing, rep: &rep,
+		seed: maphash.MakeSeed(), first: map[uint64]int64{}}
+	if err := writeAtomic(l.path, r.write); err != nil {
 		return rep, err
 	}
-	if len(rejected) > 0 {
-		if err := appendSync(l.path+".rejected", rejected); err != nil {
+	if len(r.rejected) > 0 {
+		if err := appendSync(l.path+".rejected", r.rejected); err != nil {
 			return rep, fmt.Errorf("list: keep rejected lines: %w (they are in %s)", err, rep.Backup)
 		}
 	}
 	return rep, nil
+}
+
+// repairer is the state of one Repair's rewrite of the list.
+type repairer struct {
+	l        locked
+	f        *os.File // the list as it was
+	running  func(spider string) bool
+	missing  func(file string) bool
+	rep      *RepairReport
+	rejected []byte // malformed lines, each with its newline
+	seed     maphash.Seed
+	first    map[uint64]int64 // URL hash -> offset of its first line
+	w        *bufWriter
+	v        view
+}
+
+// write writes the repaired list to out.
+func (r *repairer) write(out *os.File) error {
+	r.w = newBufWriter(out)
+	r.w.write([]byte(Header + "\n"))
+	if _, _, err := scanLines(r.f, r.l.path, r.line); err != nil {
+		return err
+	}
+	return r.w.flush()
+}
+
+// line writes line number no, at offset off, repaired, or sets it aside.
+func (r *repairer) line(off int64, no int, line []byte) error {
+	switch {
+	case no == 1 && checkHeader(r.l.path, line) == nil:
+		return nil // the header was written first
+	case no == 1 && bytes.HasPrefix(line, []byte("# spider-list v")):
+		return fmt.Errorf("%s is a spider list of another version (%q): not repairing it", r.l.path, clip(line))
+	case no > 1 && (len(line) == 0 || line[0] == '#'):
+		r.w.write(line) // blank lines and comments stay
+		r.w.write([]byte{'\n'})
+		return nil
+	}
+	v := &r.v
+	if err := parseLine(line, v); err != nil {
+		r.rep.Rejected++
+		r.rejected = append(append(r.rejected, line...), '\n')
+		return nil
+	}
+	if dup, err := r.duplicate(off, v.url); err != nil || dup {
+		return err
+	}
+	e := v.alias()
+	r.fix(&e)
+	width := r.l.reserve(e.URL)
+	if v.canonical {
+		width = max(width, v.urlOff-fixedWidth(v.level))
+	}
+	r.w.buf = AppendLine(r.w.buf, &e, max(width, len(e.File)))
+	r.w.flushIfFull()
+	return nil
+}
+
+// duplicate reports whether an earlier line holds url; if none does, the
+// line at off is url's first.
+func (r *repairer) duplicate(off int64, url []byte) (bool, error) {
+	h := maphash.Bytes(r.seed, url)
+	at, ok := r.first[h]
+	if !ok {
+		r.first[h] = off
+		return false, nil
+	}
+	same, err := sameURL(r.f, at, url)
+	if same {
+		r.rep.Duplicates++
+	}
+	return same, err
+}
+
+// fix returns the claim of a spider that is not running, and resets a line
+// whose copy is missing so that it is fetched again.
+func (r *repairer) fix(e *Entry) {
+	if e.Spider != "" && !r.running(e.Spider) {
+		release(e)
+		r.rep.Released++
+	}
+	if e.File != "" && r.missing(e.File) {
+		e.File = ""
+		if e.State != Archived && e.State != Disallowed { // their time is the last check, not the copy's
+			e.State, e.Modified = Found, time.Time{}
+			if e.Spider != "" {
+				e.State = Claimed
+			}
+		}
+		r.rep.Reset++
+	}
 }
 
 // sameURL reports whether the line at off holds url (two lines whose URL

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
-	"unsafe"
 )
 
 // readBuf is the read buffer of a scan: small enough to stay in the CPU's
@@ -57,36 +55,11 @@ func forEntries(f *os.File, path string, fn func(off int64, v *view) error) (end
 	return end, torn, lines, err
 }
 
-// alias returns v as an Entry whose strings share v's bytes. It must not
-// outlive the scan step; Clone before keeping it.
-func (v *view) alias() Entry {
-	e := Entry{File: ustr(v.file), Spider: ustr(v.spider), Level: v.level, State: v.state, URL: ustr(v.url)}
-	if v.mod != 0 {
-		e.Modified = time.Unix(v.mod, 0).UTC()
-	}
-	return e
-}
-
-func ustr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// Clone returns e with strings of its own.
-func (e Entry) Clone() Entry {
-	e.File = string([]byte(e.File))
-	e.Spider = string([]byte(e.Spider))
-	e.URL = string([]byte(e.URL))
-	return e
-}
-
 // Scan calls fn for every entry of the list, in file order, under the lock:
 // one consistent read pass. The *Entry passed to fn is valid only during
 // the call (its strings share the read buffer); Clone it to keep it.
 func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
-	unlock, err := l.lockList(ctx)
+	lk, unlock, err := l.lockList(ctx)
 	if err != nil {
 		return err
 	}
@@ -99,7 +72,7 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 		return fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
-	if err := l.replayPending(); err != nil {
+	if err := lk.replayPending(); err != nil {
 		return err
 	}
 	var e Entry // reused: fn must not keep it (see above)
@@ -124,7 +97,7 @@ var ErrReplaced = errors.New("list: the list was rewritten during the read; run 
 // ErrReplaced. The *Entry is valid only during the call. One chunked read
 // at a time per List.
 func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Entry) error) (int64, error) {
-	unlock, err := l.lockList(ctx)
+	lk, unlock, err := l.lockList(ctx)
 	if err != nil {
 		return off, err
 	}
@@ -137,7 +110,7 @@ func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Ent
 		return off, fmt.Errorf("list: %w", err)
 	}
 	defer f.Close()
-	if err := l.replayPending(); err != nil {
+	if err := lk.replayPending(); err != nil {
 		return off, err
 	}
 	fi, err := f.Stat()
@@ -187,8 +160,8 @@ func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Ent
 var errChunkFull = errors.New("chunk full")
 
 // replayPending finishes a pass that died mid-write (its journal is
-// complete) before a reader reads. Called under the lock.
-func (l *List) replayPending() error {
+// complete) before a reader reads.
+func (l locked) replayPending() error {
 	if fi, err := os.Stat(journalPath(l.path)); err != nil || fi.Size() == 0 {
 		return nil
 	}
@@ -197,7 +170,7 @@ func (l *List) replayPending() error {
 		return fmt.Errorf("list: replay journal: %w", err)
 	}
 	defer rw.Close()
-	if _, err := replayJournal(l.path, rw); err != nil {
+	if _, err := l.replayJournal(rw); err != nil {
 		return fmt.Errorf("list: replay journal: %w", err)
 	}
 	return nil

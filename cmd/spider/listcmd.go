@@ -117,77 +117,94 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 	if err != nil {
 		return err
 	}
-	var (
-		chunk            []list.Add
-		read, added, bad int
-		lowered          int
-		firstBad         []string
-		sc               = bufio.NewScanner(in)
-		batch            []importLine
-	)
+	im := &importer{l: l, from: from, level: level}
+	if err := im.readAll(ctx, in); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", im.added, im.read, l.Path(), im.read-im.bad-im.added, im.bad)
+	if im.lowered > 0 {
+		fmt.Fprintf(stderr, "spider: %d listed URLs moved up to level %d\n", im.lowered, level)
+	}
+	if im.bad > 0 {
+		for _, b := range im.firstBad {
+			fmt.Fprintf(stderr, "spider: skipped %s\n", b)
+		}
+		return hintErr{fmt.Errorf("import: %d invalid URLs skipped; the valid ones were imported", im.bad), "import takes absolute http:// or https:// URLs, one a line"}
+	}
+	return nil
+}
+
+// importer adds the URLs of one import to the list: lines are read in
+// batches and canonicalised on every CPU (the WHATWG parser is the costly
+// part of an import), and added importChunk URLs per locked pass.
+type importer struct {
+	l     *list.List
+	from  string // the file read, for messages; "-" for standard input
+	level int
+
+	batch []importLine // read, not canonicalised yet
+	chunk []list.Add   // canonical, not added yet
+
+	read, added, lowered, bad int
+	firstBad                  []string // the first few invalid lines, for the report
+}
+
+// readAll reads the URLs from in, one a line, and adds them to the list.
+func (im *importer) readAll(ctx context.Context, in io.Reader) error {
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	flush := func() error {
-		if len(chunk) == 0 {
-			return nil
-		}
-		st, err := l.Add(ctx, chunk)
-		added += st.Added
-		lowered += st.Lowered
-		chunk = chunk[:0]
-		return listErr(err)
-	}
-	// Canonicalising is the costly part of an import (the WHATWG parser),
-	// so batches of lines are canonicalised on every CPU, in input order.
-	process := func() error {
-		canonicalise(batch)
-		for _, it := range batch {
-			if it.err != nil {
-				if bad++; len(firstBad) < 5 {
-					firstBad = append(firstBad, fmt.Sprintf("%s:%d: %v", from, it.no, it.err))
-				}
-				continue
-			}
-			if chunk = append(chunk, list.Add{URL: it.url, Level: level, Width: it.width}); len(chunk) == importChunk {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
 	for no := 1; sc.Scan(); no++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		read++
-		if batch = append(batch, importLine{no: no, raw: line}); len(batch) == 8192 {
-			if err := process(); err != nil {
+		im.read++
+		if im.batch = append(im.batch, importLine{no: no, raw: line}); len(im.batch) == 8192 {
+			if err := im.process(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	if err := process(); err != nil {
+	if err := im.process(ctx); err != nil {
 		return err
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("import: read %s: %w", from, err)
+		return fmt.Errorf("import: read %s: %w", im.from, err)
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", added, read, l.Path(), read-bad-added, bad)
-	if lowered > 0 {
-		fmt.Fprintf(stderr, "spider: %d listed URLs moved up to level %d\n", lowered, level)
-	}
-	if bad > 0 {
-		for _, b := range firstBad {
-			fmt.Fprintf(stderr, "spider: skipped %s\n", b)
+	return im.flush(ctx)
+}
+
+// process canonicalises the batch, in input order, and moves its valid
+// URLs to the chunk, adding the chunk whenever it is full.
+func (im *importer) process(ctx context.Context) error {
+	canonicalise(im.batch)
+	for _, it := range im.batch {
+		if it.err != nil {
+			if im.bad++; len(im.firstBad) < 5 {
+				im.firstBad = append(im.firstBad, fmt.Sprintf("%s:%d: %v", im.from, it.no, it.err))
+			}
+			continue
 		}
-		return hintErr{fmt.Errorf("import: %d invalid URLs skipped; the valid ones were imported", bad), "import takes absolute http:// or https:// URLs, one a line"}
+		if im.chunk = append(im.chunk, list.Add{URL: it.url, Level: im.level, Width: it.width}); len(im.chunk) == importChunk {
+			if err := im.flush(ctx); err != nil {
+				return err
+			}
+		}
 	}
+	im.batch = im.batch[:0]
 	return nil
+}
+
+// flush adds the chunk to the list in one locked pass.
+func (im *importer) flush(ctx context.Context) error {
+	if len(im.chunk) == 0 {
+		return nil
+	}
+	st, err := im.l.Add(ctx, im.chunk)
+	im.added += st.Added
+	im.lowered += st.Lowered
+	im.chunk = im.chunk[:0]
+	return listErr(err)
 }
 
 // importLine is one URL of an import on its way to the list.

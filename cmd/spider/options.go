@@ -109,15 +109,45 @@ func newRunFlags() *runFlags {
 
 // resolve computes the settings: defaults < config file < flags set.
 func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
-	name := f.profile
-	names := profileNames(cfg)
+	s, err := defaultSettings(f.profile, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.applyConfig(cfg)
+	f.apply(s)
+	// The transport never opens more connections to a host than the
+	// shared cap allows the whole list.
+	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
+	s.For, s.Cycles, s.UntilIdle = f.forDur, f.cycles, f.untilIdle
+	if s.Delay == 0 {
+		// No politeness: as many fetches as keep the machine busy, each
+		// on its own connection.
+		if cfg.Concurrency == nil && cfg.Profile[s.Profile].Concurrency == nil && !f.fs.Changed("concurrency") {
+			s.Concurrency = defaultConcurrencyNoDelay
+		}
+		// The shared per-host cap follows, unless the user set it: without
+		// a delay it would otherwise hold 16 fetches to 4 at a time.
+		if cfg.HostConnections == nil && !f.fs.Changed("host-connections") {
+			s.Polite.HostConns = max(s.Polite.HostConns, s.Concurrency)
+		}
+		s.Fetch.MaxConnsPerHost = max(s.Fetch.MaxConnsPerHost, s.Concurrency)
+	}
+	if s.Fetch.UserAgent == "" {
+		s.Fetch.UserAgent = userAgent(s.SpiderID)
+	}
+	return s, s.validate()
+}
+
+// defaultSettings returns the defaults of profile name: a built-in
+// profile's own, or the slow profile's for one defined in the config.
+func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	if name == "" {
 		return nil, usageErr{fmt.Errorf("no profile given"), "run spider --profile fast or spider --profile slow; spider --help lists the flags"}
 	}
 	def, builtin := profileDefaults[name]
 	_, configured := cfg.Profile[name]
 	if !builtin && !configured {
-		return nil, usageErr{fmt.Errorf("invalid profile %q, must be one of (%s)", name, strings.Join(names, "|")), "define other profiles under [profile.NAME] in the config file"}
+		return nil, usageErr{fmt.Errorf("invalid profile %q, must be one of (%s)", name, strings.Join(profileNames(cfg), "|")), "define other profiles under [profile.NAME] in the config file"}
 	}
 	if !builtin {
 		def = profileDefaults["slow"]
@@ -126,14 +156,20 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
+	s.ArchiveAfter = 2
+	s.IdleWriter = true
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
 		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
 	s.NewPerHost = 5000
+	return &s, nil
+}
 
-	// The config file.
+// applyConfig sets what the config file sets: its top-level keys, then
+// those of the profile's own section.
+func (s *Settings) applyConfig(cfg *Config) {
 	setStr(&s.List, cfg.List)
 	setStr(&s.Mirror, cfg.Mirror)
 	s.Starts = append(s.Starts, cfg.Start...)
@@ -141,12 +177,10 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setPtr(&s.Concurrency, cfg.Concurrency)
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
-	s.ArchiveAfter = 2
 	setPtr(&s.ArchiveAfter, cfg.ArchiveAfter)
 	setDur(&s.ConfirmGone, cfg.ConfirmGone)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
-	s.IdleWriter = true
 	setPtr(&s.IdleWriter, cfg.IdleWriter)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
@@ -167,7 +201,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
 	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
 	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
-	if p, ok := cfg.Profile[name]; ok {
+	if p, ok := cfg.Profile[s.Profile]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
 		setPtr(&s.MaxLevel, p.MaxLevel)
@@ -176,8 +210,10 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 		setPtr(&s.Concurrency, p.Concurrency)
 		setDur(&s.Delay, p.Delay)
 	}
+}
 
-	// Flags the user set.
+// apply sets what the flags the user set say.
+func (f *runFlags) apply(s *Settings) {
 	ch := f.fs.Changed
 	if ch("list") {
 		s.List = f.list
@@ -218,28 +254,6 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	if ch("host-connections") {
 		s.Polite.HostConns = f.hostConns
 	}
-	// The transport never opens more connections to a host than the
-	// shared cap allows the whole list.
-	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
-	s.For, s.Cycles, s.UntilIdle = f.forDur, f.cycles, f.untilIdle
-	if s.Delay == 0 {
-		// No politeness: as many fetches as the machine keeps busy (16 was
-		// the fastest first mirror of the test site on 2 cores, README),
-		// each on its own connection.
-		if cfg.Concurrency == nil && cfg.Profile[name].Concurrency == nil && !ch("concurrency") {
-			s.Concurrency = defaultConcurrencyNoDelay
-		}
-		// The shared per-host cap follows, unless the user set it: without
-		// a delay it would otherwise hold 16 fetches to 4 at a time.
-		if cfg.HostConnections == nil && !ch("host-connections") {
-			s.Polite.HostConns = max(s.Polite.HostConns, s.Concurrency)
-		}
-		s.Fetch.MaxConnsPerHost = max(s.Fetch.MaxConnsPerHost, s.Concurrency)
-	}
-	if s.Fetch.UserAgent == "" {
-		s.Fetch.UserAgent = userAgent(s.SpiderID)
-	}
-	return &s, s.validate()
 }
 
 func (s *Settings) validate() error {

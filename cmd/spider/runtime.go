@@ -11,8 +11,8 @@ import (
 
 // gcPercent is the garbage collector's target unless GOGC says otherwise. A
 // crawl allocates a lot that dies young (response bodies, parse trees) and
-// keeps little (about 20 MB at 50,000 pages): collecting at 5x the live heap
-// instead of 2x saves a tenth of a first mirror's CPU for about 15 MB more.
+// keeps little: collecting at 5x the live heap instead of 2x spends less
+// CPU on collection for a few more megabytes of heap.
 const gcPercent = 400
 
 // memLimit is a soft limit on the Go heap unless GOMEMLIMIT says otherwise:
@@ -24,13 +24,10 @@ const memLimit = 96 << 20
 // runtime would. A spider waits on the network more than it computes, and
 // Go reads a socket that became readable only when a P looks for work: with
 // every P busy (pages being rewritten, a group commit's system calls), that
-// is when one runs out of goroutines, or after up to 10 ms. With one P more
-// than the processors there is usually one idle, its thread in the
-// network poller, and a response is read at once. Measured on the 2-core
-// test machine (a first mirror of the 10,000-topic test site, whose chain
-// of 1,000 index pages sets the pace): the time from the site's answer to
-// the spider reading it fell from 0.9 ms to 0.5-0.6 ms on average, and a
-// run took 2-5% less (medians of 8 and 10 interleaved runs).
+// is when one runs out of goroutines, or when the runtime's monitor polls
+// the network, up to 10 ms later. With one P more than the processors
+// there is usually one idle, its thread in the network poller, and a
+// response is read at once.
 const extraProcs = 1
 
 func init() {

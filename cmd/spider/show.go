@@ -174,13 +174,44 @@ func collectShown(ctx context.Context, path, mdir, u string) (*Shown, error) {
 func printShown(w io.Writer, sh *Shown) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, f string, a ...any) { fmt.Fprintf(tw, "%s\t"+f+"\n", append([]any{k}, a...)...) }
-	ts := func(t time.Time) string {
-		if t.IsZero() {
-			return "-"
-		}
-		return t.UTC().Format(time.RFC3339) + " (" + ago(t) + ")"
-	}
 	row("url", "%s", sh.URL)
+	printShownLine(row, sh)
+	if h := sh.History; h != nil {
+		printHistory(row, h)
+	} else if sh.Listed {
+		row("history", "never fetched")
+	}
+	if len(sh.Same) > 0 {
+		row("same body as", "%s", strings.Join(sh.Same, ", "))
+	}
+	for _, d := range sh.Due {
+		switch {
+		case d.Due:
+			row("due for "+d.Spider, "now")
+		case d.Never:
+			row("due for "+d.Spider, "never (deeper than its level limit)")
+		case d.At.IsZero():
+			row("due for "+d.Spider, "not while claimed")
+		default:
+			row("due for "+d.Spider, "%s", stamp(d.At))
+		}
+	}
+	return tw.Flush()
+}
+
+// rowFunc writes one row of spider show: a label, then a formatted value.
+type rowFunc func(label, format string, a ...any)
+
+// stamp writes a time for spider show, with how long ago it is.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339) + " (" + ago(t) + ")"
+}
+
+// printShownLine writes the URL's line in the list and its copy.
+func printShownLine(row rowFunc, sh *Shown) {
 	if !sh.Listed {
 		row("list", "no line for this URL (not found by any spider yet, or out of scope)")
 	} else {
@@ -200,65 +231,49 @@ func printShown(w io.Writer, sh *Shown) error {
 					what = "last failed"
 				}
 			}
-			row("last_modification", "%s: %s", ts(*ln.Modified), what)
+			row("last_modification", "%s: %s", stamp(*ln.Modified), what)
 		}
 	}
 	if sh.Copy != nil {
 		if sh.Copy.Exists {
-			row("copy", "%s (%d bytes, written %s)", sh.Copy.Path, sh.Copy.Size, ts(*sh.Copy.MTime))
+			row("copy", "%s (%d bytes, written %s)", sh.Copy.Path, sh.Copy.Size, stamp(*sh.Copy.MTime))
 		} else {
 			row("copy", "%s: MISSING from the mirror (spider list check --mirror reports it)", sh.Copy.Path)
 		}
 	} else if sh.Line != nil {
 		row("copy", "none yet")
 	}
-	if h := sh.History; h != nil {
-		if h.Reason != "" {
-			row("why", "%s", h.Reason)
-		}
-		status := "no answer"
-		if h.Status != 0 {
-			status = fmt.Sprint(h.Status)
-		}
-		row("last attempt", "%s, status %s", ts(h.LastAttempt), status)
-		if h.Error != "" {
-			row("error", "%s", h.Error)
-		}
-		row("attempts", "%d in all; %d failed in a row; %d answered 404 in a row; %d unchanged since the last change",
-			h.Attempts, h.Fails, h.NotFound, h.Unchanged)
-		row("last ok", "%s", ts(h.LastOK))
-		row("last changed", "%s", ts(h.LastChanged))
-		if !h.RetryAt.IsZero() {
-			row("retry after", "%s", ts(h.RetryAt))
-		}
-		if h.RedirectTo != "" {
-			row("redirects to", "%s", h.RedirectTo)
-		}
-		if h.ETag != "" || h.LastModified != "" {
-			row("validators", "ETag %s, Last-Modified %s", orDash(h.ETag), orDash(h.LastModified))
-		}
-		if h.Checksum != "" {
-			row("body", "%s, %d bytes, sha256 %s", orDash(h.MediaType), h.Size, h.Checksum)
-		}
-	} else if sh.Listed {
-		row("history", "never fetched")
+}
+
+// printHistory writes the URL's fetch history.
+func printHistory(row rowFunc, h *meta.Record) {
+	if h.Reason != "" {
+		row("why", "%s", h.Reason)
 	}
-	if len(sh.Same) > 0 {
-		row("same body as", "%s", strings.Join(sh.Same, ", "))
+	status := "no answer"
+	if h.Status != 0 {
+		status = fmt.Sprint(h.Status)
 	}
-	for _, d := range sh.Due {
-		switch {
-		case d.Due:
-			row("due for "+d.Spider, "now")
-		case d.Never:
-			row("due for "+d.Spider, "never (deeper than its level limit)")
-		case d.At.IsZero():
-			row("due for "+d.Spider, "not while claimed")
-		default:
-			row("due for "+d.Spider, "%s", ts(d.At))
-		}
+	row("last attempt", "%s, status %s", stamp(h.LastAttempt), status)
+	if h.Error != "" {
+		row("error", "%s", h.Error)
 	}
-	return tw.Flush()
+	row("attempts", "%d in all; %d failed in a row; %d answered 404 in a row; %d unchanged since the last change",
+		h.Attempts, h.Fails, h.NotFound, h.Unchanged)
+	row("last ok", "%s", stamp(h.LastOK))
+	row("last changed", "%s", stamp(h.LastChanged))
+	if !h.RetryAt.IsZero() {
+		row("retry after", "%s", stamp(h.RetryAt))
+	}
+	if h.RedirectTo != "" {
+		row("redirects to", "%s", h.RedirectTo)
+	}
+	if h.ETag != "" || h.LastModified != "" {
+		row("validators", "ETag %s, Last-Modified %s", orDash(h.ETag), orDash(h.LastModified))
+	}
+	if h.Checksum != "" {
+		row("body", "%s, %d bytes, sha256 %s", orDash(h.MediaType), h.Size, h.Checksum)
+	}
 }
 
 func orDash(s string) string {

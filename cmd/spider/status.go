@@ -99,23 +99,20 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Spiders = []list.SpiderStatus{}
 	}
 	// What is due for each spider, under the profile it published.
-	profiles := map[string]claim.Profile{}
+	due := map[string]*claim.Counter{}
 	var published []crawl.Status
 	for _, sp := range st.Spiders {
 		var cs crawl.Status
 		if json.Unmarshal(sp.Extra, &cs) == nil && cs.WindowSec > 0 {
-			profiles[sp.Spider] = cs.ClaimProfile()
-			st.Due[sp.Spider] = 0
+			due[sp.Spider] = claim.NewCounter(cs.ClaimProfile(), st.At)
 			published = append(published, cs)
 		}
 	}
 	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
-		for id, p := range profiles {
-			if claim.Due(p, e, st.At) {
-				st.Due[id]++
-			}
+		for _, c := range due {
+			c.Add(e)
 		}
 		st.Lines++
 		st.States[e.State.String()]++
@@ -139,6 +136,9 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for id, c := range due {
+		st.Due[id] = c.Due()
 	}
 	for _, ls := range levels {
 		st.Levels = append(st.Levels, *ls)

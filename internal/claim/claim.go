@@ -36,6 +36,32 @@ func Due(p Profile, e *list.Entry, now time.Time) bool {
 	return b.due(p, e)
 }
 
+// Counter counts the lines due under a profile at one instant, fed the
+// lines of the list one at a time (as a read pass gives them). It applies
+// the rule a Picker applies, so the count is what a spider of that
+// profile would find due at that instant, before the spider's own vetoes
+// (a Picker's Skip). The zero Counter is not usable; see NewCounter.
+type Counter struct {
+	p Profile
+	b bounds
+	n int
+}
+
+// NewCounter returns a Counter for profile p at now.
+func NewCounter(p Profile, now time.Time) *Counter {
+	return &Counter{p: p, b: boundsOf(p, now)}
+}
+
+// Add counts e if it is due.
+func (c *Counter) Add(e *list.Entry) {
+	if c.b.due(c.p, e) {
+		c.n++
+	}
+}
+
+// Due returns how many of the lines added were due.
+func (c *Counter) Due() int { return c.n }
+
 // Less reports whether due line a is more urgent than due line b under p.
 func Less(p Profile, now time.Time, a, b *list.Entry) bool {
 	bs := boundsOf(p, now)

@@ -128,3 +128,47 @@ func TestNextDue(t *testing.T) {
 		t.Errorf("stale-first NextDue = %v, want %v", got, want)
 	}
 }
+
+func TestCounter(t *testing.T) {
+	es := []list.Entry{
+		{URL: "new", Level: 0, State: list.Found},
+		{URL: "fresh", Level: 0, State: list.Downloaded, Modified: ago(30 * time.Minute)},
+		{URL: "hour-old", Level: 2, State: list.Downloaded, Modified: ago(2 * time.Hour)},
+		{URL: "deep-new", Level: 5, State: list.Found},
+		{URL: "deep-ancient", Level: 9, State: list.Downloaded, Modified: ago(400 * time.Hour)},
+		{URL: "claimed", Level: 0, Spider: "slow", State: list.Claimed},
+		{URL: "archived-day-old", Level: 1, State: list.Archived, Modified: ago(25 * time.Hour)},
+		{URL: "disallowed-recently", Level: 1, State: list.Disallowed, Modified: ago(10 * time.Minute)},
+	}
+	tests := []struct {
+		name  string
+		p     Profile
+		at    time.Time
+		lines []list.Entry
+		want  int
+	}{
+		{"fast now", fast, now, es, 3},                      // new, hour-old, archived-day-old
+		{"slow now", slow, now, es, 4},                      // new, deep-new, deep-ancient (stale), archived-day-old
+		{"fast in 2h", fast, now.Add(2 * time.Hour), es, 5}, // and fresh, disallowed-recently
+		{"slow in 2h", slow, now.Add(2 * time.Hour), es, 4},
+		{"slow in 24h", slow, now.Add(24 * time.Hour), es, 7}, // all but claimed
+		{"empty list", fast, now, nil, 0},
+	}
+	for _, tt := range tests {
+		c := NewCounter(tt.p, tt.at)
+		k := &Picker{P: tt.p, Now: tt.at}
+		picked := 0
+		for i := range tt.lines {
+			c.Add(&tt.lines[i])
+			if k.Due(&tt.lines[i]) {
+				picked++
+			}
+		}
+		if c.Due() != tt.want {
+			t.Errorf("%s: Due = %d, want %d", tt.name, c.Due(), tt.want)
+		}
+		if c.Due() != picked {
+			t.Errorf("%s: Counter counts %d due, a Picker at the same instant finds %d", tt.name, c.Due(), picked)
+		}
+	}
+}

@@ -28,82 +28,103 @@ func CSSURLs(b []byte) []CSSURL {
 	in := make([]byte, len(b), len(b)+1) // the lexer appends a NUL: keep b intact
 	copy(in, b)
 	l := css.NewLexer(parse.NewInputBytes(in))
-	var out []CSSURL
-	off := 0
-	importAt := -1 // the @import keyword's offset, until its first token
-	imageSet := 0  // nesting depth inside image-set(), 0 outside
-	// Inside a url( whose name is written with escapes ("\\75 rl("), which
-	// the lexer reads as a function: where its argument starts and ends,
-	// -1 before the first token of it.
-	escURL, argStart, argEnd, argQuote, argImport := false, -1, -1, byte(0), false
-	for off < len(b) {
+	s := cssScan{importAt: -1}
+	for off := 0; off < len(b); {
 		tt, tok := l.Next()
 		if tt == css.ErrorToken || len(tok) == 0 || off+len(tok) > len(b) || !bytes.Equal(tok, b[off:off+len(tok)]) {
 			break
 		}
-		if escURL {
-			switch tt {
-			case css.WhitespaceToken, css.CommentToken:
-			case css.RightParenthesisToken:
-				if argStart >= 0 {
-					out = append(out, CSSURL{Start: argStart, End: argEnd, Quote: argQuote, Import: argImport})
-				}
-				escURL = false
-			default:
-				if argStart < 0 {
-					argStart, argEnd = off, off+len(tok)
-					if tt == css.StringToken && len(tok) >= 2 && tok[len(tok)-1] == tok[0] {
-						argStart, argEnd, argQuote = off+1, off+len(tok)-1, tok[0]
-					}
-				} else {
-					escURL = false // more than one token: not a URL this reads
-				}
-			}
-			off += len(tok)
-			continue
-		}
-		switch tt {
-		case css.URLToken:
-			if u, ok := urlTokenURL(tok); ok {
-				u.Start += off
-				u.End += off
-				u.Import = importAt >= 0
-				out = append(out, u)
-			}
-			importAt = -1
-		case css.FunctionToken, css.LeftParenthesisToken:
-			if tt == css.FunctionToken && strings.EqualFold(CSSUnescape(tok), "url(") {
-				escURL, argStart, argEnd, argQuote, argImport = true, -1, -1, 0, importAt >= 0
-			} else if imageSet > 0 {
-				imageSet++
-			} else if f := strings.ToLower(string(tok)); f == "image-set(" || f == "-webkit-image-set(" {
-				imageSet = 1
-			}
-			importAt = -1
-		case css.RightParenthesisToken:
-			imageSet = max(imageSet-1, 0)
-			importAt = -1
-		case css.StringToken:
-			if (importAt >= 0 || imageSet == 1) && len(tok) >= 2 {
-				end := len(tok) - 1
-				if tok[end] != tok[0] || end == 0 {
-					end = len(tok) // unterminated at the end of the sheet
-				}
-				out = append(out, CSSURL{Start: off + 1, End: off + end, Quote: tok[0], Import: importAt >= 0})
-			}
-			importAt = -1
-		case css.AtKeywordToken:
-			importAt = -1
-			if strings.EqualFold(string(tok), "@import") {
-				importAt = off
-			}
-		case css.WhitespaceToken, css.CommentToken:
-		default:
-			importAt = -1
+		if s.esc.on {
+			s.escapedToken(tt, tok, off)
+		} else {
+			s.token(tt, tok, off)
 		}
 		off += len(tok)
 	}
-	return out
+	return s.out
+}
+
+// cssScan is the state of CSSURLs between two tokens.
+type cssScan struct {
+	out      []CSSURL
+	importAt int // the @import keyword's offset, until its first token; -1 outside
+	imageSet int // nesting depth inside image-set(), 0 outside
+	// Inside a url( whose name is written with escapes ("\\75 rl("), which
+	// the lexer reads as a function: where its argument starts and ends,
+	// start -1 before the first token of it.
+	esc struct {
+		on         bool
+		start, end int
+		quote      byte
+		imp        bool
+	}
+}
+
+// token takes the token tok of type tt at offset off of the sheet.
+func (s *cssScan) token(tt css.TokenType, tok []byte, off int) {
+	switch tt {
+	case css.URLToken:
+		if u, ok := urlTokenURL(tok); ok {
+			u.Start += off
+			u.End += off
+			u.Import = s.importAt >= 0
+			s.out = append(s.out, u)
+		}
+		s.importAt = -1
+	case css.FunctionToken, css.LeftParenthesisToken:
+		if tt == css.FunctionToken && strings.EqualFold(CSSUnescape(tok), "url(") {
+			s.esc.on, s.esc.start, s.esc.end, s.esc.quote, s.esc.imp = true, -1, -1, 0, s.importAt >= 0
+		} else if s.imageSet > 0 {
+			s.imageSet++
+		} else if f := strings.ToLower(string(tok)); f == "image-set(" || f == "-webkit-image-set(" {
+			s.imageSet = 1
+		}
+		s.importAt = -1
+	case css.RightParenthesisToken:
+		s.imageSet = max(s.imageSet-1, 0)
+		s.importAt = -1
+	case css.StringToken:
+		if (s.importAt >= 0 || s.imageSet == 1) && len(tok) >= 2 {
+			end := len(tok) - 1
+			if tok[end] != tok[0] || end == 0 {
+				end = len(tok) // unterminated at the end of the sheet
+			}
+			s.out = append(s.out, CSSURL{Start: off + 1, End: off + end, Quote: tok[0], Import: s.importAt >= 0})
+		}
+		s.importAt = -1
+	case css.AtKeywordToken:
+		s.importAt = -1
+		if strings.EqualFold(string(tok), "@import") {
+			s.importAt = off
+		}
+	case css.WhitespaceToken, css.CommentToken:
+	default:
+		s.importAt = -1
+	}
+}
+
+// escapedToken takes a token inside the argument of an escaped url(: one
+// token, a string or not, with white space and comments around it, is
+// the URL; more than one is not a URL this reads.
+func (s *cssScan) escapedToken(tt css.TokenType, tok []byte, off int) {
+	e := &s.esc
+	switch tt {
+	case css.WhitespaceToken, css.CommentToken:
+	case css.RightParenthesisToken:
+		if e.start >= 0 {
+			s.out = append(s.out, CSSURL{Start: e.start, End: e.end, Quote: e.quote, Import: e.imp})
+		}
+		e.on = false
+	default:
+		if e.start >= 0 {
+			e.on = false
+			return
+		}
+		e.start, e.end = off, off+len(tok)
+		if tt == css.StringToken && len(tok) >= 2 && tok[len(tok)-1] == tok[0] {
+			e.start, e.end, e.quote = off+1, off+len(tok)-1, tok[0]
+		}
+	}
 }
 
 // urlTokenURL finds the URL in a url() token tok: "url(" (its name maybe
