@@ -50,7 +50,6 @@ type Settings struct {
 	// The mirror as people browse it: config only, no flags.
 	RemoveArchived       bool // remove_archived, default false
 	CaseInsensitiveNames bool // case_insensitive_names, default false
-	IdleWriter           bool // idle_writer, default true: new files written by a helper at idle CPU priority (internal/writer)
 
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
@@ -146,8 +145,6 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	setDur(&s.ConfirmGone, cfg.ConfirmGone)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
-	s.IdleWriter = true
-	setPtr(&s.IdleWriter, cfg.IdleWriter)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)

@@ -16,7 +16,6 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/urlkey"
-	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -94,6 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	tty := isTerminal(stderr)
 	log := newLogger(stderr, f.vrb, f.quiet, f.logFormat, tty)
+	for _, key := range cfg.Obsolete() {
+		log.Warn("obsolete config key ignored; it can be removed", "key", key, "config", f.config)
+	}
 	var progress io.Writer
 	if tty && !f.quiet && f.logFormat == "text" {
 		progress = stderr
@@ -142,19 +144,6 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return hintErr{err, "check --mirror: the directory must be writable"}
 	}
 	defer m.Close()
-	// New pages' copies are written by a helper process at idle CPU
-	// priority, where the system allows (internal/writer).
-	w := writer.Local(m)
-	if s.IdleWriter {
-		if w, err = writer.Start(m, writer.Options{Logger: log}); err != nil {
-			log.Debug("mirror written by this process", "why", err)
-		} else {
-			log.Debug("mirror writer started: a helper process at idle CPU priority writes new files once it is up")
-		}
-	} else {
-		log.Debug("mirror written by this process", "why", "idle_writer = false")
-	}
-	defer w.Close()
 
 	if s.For > 0 {
 		var cancel context.CancelFunc
@@ -170,7 +159,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
 		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
-		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames}, Writer: w,
+		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost,
 	}, l, m, fetch.New(s.Fetch))

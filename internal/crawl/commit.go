@@ -5,8 +5,8 @@ import (
 
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
-	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
 )
 
 // An outcome is a finished fetch of a claimed line: its result, and the
@@ -110,8 +110,7 @@ func beside(kick <-chan struct{}, do func()) (stop func()) {
 }
 
 // commit makes the copies of every ready outcome durable in one group
-// (Config.Writer, in a helper process at idle priority where it can) and
-// moves their results to the next pass. A copy whose
+// (mirror.WriteAll) and moves their results to the next pass. A copy whose
 // claim may have been taken back meanwhile (see voided) is discarded and
 // its line handed back; a copy that fails to commit makes an error result.
 func (e *Engine) commit() {
@@ -134,7 +133,7 @@ func (e *Engine) commit() {
 		e.log.Error("mirror write failed", "url", o.res.URL, "err", err)
 	}
 	var owners []*outcome
-	var files []writer.File
+	var files []mirror.File
 	for _, o := range ready {
 		if o.copy == nil {
 			continue
@@ -146,9 +145,9 @@ func (e *Engine) commit() {
 			continue
 		}
 		owners = append(owners, o)
-		files = append(files, writer.File{Rel: o.copy.file, Data: o.copy.body})
+		files = append(files, mirror.File{Rel: o.copy.file, Data: o.copy.body})
 	}
-	for i, err := range e.cfg.Writer.Commit(files) {
+	for i, err := range e.mirror.WriteAll(files) {
 		if err != nil {
 			fail(owners[i], err)
 			owners[i].copy = nil

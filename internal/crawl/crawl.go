@@ -7,12 +7,12 @@
 // is no branch on its name.
 //
 // Order of durability: a worker keeps a fetched page's copy in memory; a
-// committer beside the loop writes what finished since its last group
-// (mirror.Stage) and commits it as one group (mirror.Commit: every temp file
-// fsynced, renamed, every changed directory fsynced once), and only results
-// whose copies are then durable go into a pass, so the list never points at
-// a copy that is not on disk. A failed fetch never touches the copy:
-// only a successful 2xx response replaces a file.
+// committer beside the loop writes what finished since its last group as
+// one group (mirror.WriteAll: every temp file synced, renamed, every changed
+// directory synced once), and only results whose copies are then durable go
+// into a pass, so the list never points at a copy that is not on disk. A
+// failed fetch never touches the copy: only a successful 2xx response
+// replaces a file.
 //
 // Each URL's fetch history (internal/meta, LIST.meta) is read for the lines
 // a pass claims and written, for the results, just before the pass that
@@ -47,7 +47,6 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/scope"
-	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -73,9 +72,8 @@ type Config struct {
 	Now         func() time.Time
 
 	// Mirror presentation (archive.go, page.go).
-	RemoveArchived bool           // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
-	Layout         mirror.Layout  // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
-	Writer         *writer.Writer // commits the pages' copies (commit.go); nil = writer.Local: in this process
+	RemoveArchived bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
+	Layout         mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
 
 	// Fetch history (history.go).
 	Meta         *meta.Store   // nil = LIST.meta beside the list
@@ -224,9 +222,6 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		ahead: map[string]*aheadItem{}, aheadq: make(chan struct{}, max(cfg.Ahead, 0)),
 	}
 	e.fetch = f.WithFollow(e.inScope) // redirects never leave the scope
-	if e.cfg.Writer == nil {
-		e.cfg.Writer = writer.Local(m)
-	}
 	return e
 }
 
