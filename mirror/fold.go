@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Layout is a variant of the layout in the package doc. The zero Layout is
+// Layout is a variant of the layout Path follows. The zero Layout is
 // the default, the one Path uses.
 type Layout struct {
 	// FoldCase makes names safe on a case-insensitive file system (macOS

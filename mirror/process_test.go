@@ -49,9 +49,7 @@ func TestProcessWriters(t *testing.T) {
 			reads++
 		}
 	}
-	if got := temps(t, dir); len(got) > 0 {
-		t.Errorf("temp files left: %q", got)
-	}
+	noTemps(t, dir)
 	t.Logf("%d complete reads", reads)
 }
 

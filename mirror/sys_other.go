@@ -3,7 +3,6 @@
 package mirror
 
 import (
-	"errors"
 	"os"
 	"time"
 )
@@ -21,17 +20,7 @@ func tryLock(*os.File) (bool, error) { return true, nil }
 
 // syncDir does nothing: directories cannot be fsynced here (restic does the
 // same on Windows).
-func (m *Mirror) syncDir(string) error { return nil }
+func syncDir(*os.Root, string) error { return nil }
 
 // processAlive cannot tell here: every process counts as alive.
 func processAlive(int) bool { return true }
-
-// Here a Group goes through os.Root for every file (see sys_at.go):
-// openDir gives no directory, so createAt and renameAt are never called.
-func openDir(*os.Root) (*os.File, error) { return nil, nil }
-
-func createAt(*os.File, string) (*os.File, error) { return nil, errors.ErrUnsupported }
-
-func renameAt(*os.File, string, string) error { return errors.ErrUnsupported }
-
-func statAt(*os.File, string) error { return errors.ErrUnsupported }

@@ -6,190 +6,273 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strconv"
-	"strings"
-	"time"
+	"slices"
+	"sync"
 )
 
-// tempPrefix starts the name of every temp file. Path never puts a '#' in a
-// name, so no page is ever named like a temp file.
-const tempPrefix = ".spider-tmp#"
+// File is one copy to write: its name relative to the mirror root and its
+// content.
+type File struct {
+	Rel  string
+	Data []byte
+}
 
-// Write stores data as the file rel atomically and durably, creating its
-// parent directories, in the order the package doc gives: a reader sees the
-// old content or the new, never a part, whatever the other goroutines and
-// processes writing rel do. A rel that Path could not produce (not local,
-// "..", backslash, a temp file's name) is rejected with ErrUnsafePath.
-// It is Stage then Commit of that one file.
+// groupSync is the number of files, or of directories, from which a group
+// is made durable by one sync of the whole file system (fastSync, where
+// there is one) instead of an fsync of each.
+const groupSync = 8
+
+// maxSyncers bounds the goroutines that fsync the files of one group.
+const maxSyncers = 16
+
+// Write stores data as the file rel atomically and durably: it is WriteAll
+// of that one file.
 func (m *Mirror) Write(rel string, data []byte) error {
-	s, err := m.Stage(rel, data)
-	if err != nil {
-		return err
+	return m.WriteAll([]File{{Rel: rel, Data: data}})[0]
+}
+
+// WriteAll writes files atomically and durably as one group: errs[i] is
+// files[i]'s outcome (nil: the file is on disk under its name, and survives
+// a crash). Missing parent directories are created. A name that Path could
+// not produce (not local, "..", a backslash, a temp file's name) fails with
+// ErrUnsafePath.
+//
+// It takes restic local.Save's steps, each for the whole group before the
+// next, so that the cost of making the group durable is shared:
+//
+//  1. create a temp file in the file's directory, flock it, write the data;
+//  2. make every temp file durable: an fsync of each, or one fastSync;
+//  3. rename each temp file over its name, then close it, which releases
+//     the flock (held until then so that another process's Open never
+//     takes a live temp file for a crashed writer's);
+//  4. make every directory that changed durable: an fsync of each, once,
+//     and of the parents of the directories the group created (another
+//     process may have created one and not yet synced its parent), or one
+//     fastSync.
+//
+// A file that fails before its rename keeps its old content, and its temp
+// file is removed; a file whose directory cannot be synced is in place but
+// not known durable, and has an error. Two files of one group with the
+// same name leave the later one.
+func (m *Mirror) WriteAll(files []File) []error {
+	g := group{m: m, dirs: map[string]*dir{}, since: m.fast.epoch()}
+	defer g.close()
+	errs := make([]error, len(files))
+	temps := make([]*temp, len(files))
+	for i, f := range files {
+		temps[i], errs[i] = g.create(f)
 	}
-	return m.Commit([]*Staged{s})[0]
+	g.syncTemps(temps, errs)
+	for i, t := range temps {
+		if t != nil {
+			errs[i] = g.rename(t, errs[i])
+		}
+	}
+	g.syncDirs(temps, errs)
+	for i, t := range temps {
+		if t != nil && errs[i] != nil {
+			errs[i] = fmt.Errorf("mirror: write %s: %w", t.rel, errs[i])
+		}
+	}
+	return errs
 }
 
-// Staged is data written to a temp file beside its final name: neither
-// durable nor visible under that name until Commit, and removed by Discard.
-// Its temp file stays open and flocked until then.
-type Staged struct {
-	rel, tmp string
-	f        *os.File
-	dirs     []string // directories of rel's path: their parents need an fsync
-	size     int
-	done     bool
-	dir      *os.Root // the open directory of a Group's file, which tmp and rel are in; nil: the mirror root
-	dirf     *os.File // dir's descriptor, for renameAt; nil: rename through dir
-	// anon: f has no name (a Group's file on Linux, see sys_linux.go), and
-	// tmp is empty until rename links it under a temp name.
-	anon bool
-	// noReplace: rename links f under its name only if the name is free
-	// (Group.NoReplace).
-	noReplace bool
+// A group is the directories one WriteAll writes into. Each is opened once,
+// as an os.Root inside the mirror's, so that its files are created and
+// renamed by their own name rather than by a walk of their whole path.
+type group struct {
+	m     *Mirror
+	dirs  map[string]*dir
+	since uint64 // fastSync's epoch when the group began
 }
 
-// rename renames the temp file over the file's name; an unnamed file is
-// linked under it, or, where the name exists, linked under a temp name
-// (locked first, as any temp file) and renamed over it.
-func (s *Staged) rename(m *Mirror) error {
-	if s.anon {
-		err := linkAnon(s.f, s.dirf, path.Base(s.rel))
-		if !errors.Is(err, fs.ErrExist) || s.noReplace {
-			return err
-		}
-		if err := lockFile(s.f); err != nil {
-			return err
-		}
-		for range 10 {
-			name := tempName()
-			err = linkAnon(s.f, s.dirf, name)
-			if errors.Is(err, fs.ErrExist) {
-				continue
+// dir is a directory of a group.
+type dir struct {
+	name string   // relative to the mirror root; "." for the root
+	root *os.Root // nil if err
+	err  error    // why nothing can be written into it
+	made bool     // created by this group, with any missing parents
+}
+
+// A temp is a file of a group on its way to its name.
+type temp struct {
+	rel     string
+	dir     *dir
+	name    string   // the temp file's name in dir
+	f       *os.File // open and flocked until after the rename
+	renamed bool
+}
+
+// dir returns the group's directory name, opened, and created first if it
+// is missing.
+func (g *group) dir(name string) (*dir, error) {
+	if d := g.dirs[name]; d != nil {
+		return d, d.err
+	}
+	d := &dir{name: name, root: g.m.root}
+	g.dirs[name] = d
+	if name != "." {
+		d.root, d.err = g.m.root.OpenRoot(name)
+		if errors.Is(d.err, fs.ErrNotExist) {
+			d.made = true
+			if d.err = g.m.root.MkdirAll(name, 0o755); d.err == nil {
+				d.root, d.err = g.m.root.OpenRoot(name)
 			}
-			if err != nil {
-				return err
-			}
-			s.tmp = path.Join(path.Dir(s.rel), name)
-			return renameAt(s.dirf, name, path.Base(s.rel))
 		}
-		return errors.New("cannot create a temp file")
 	}
-	if s.dirf != nil {
-		return renameAt(s.dirf, path.Base(s.tmp), path.Base(s.rel))
-	}
-	if s.dir != nil {
-		return s.dir.Rename(path.Base(s.tmp), path.Base(s.rel))
-	}
-	return m.root.Rename(s.tmp, s.rel)
+	return d, d.err
 }
 
-// remove removes the temp file.
-func (s *Staged) remove(m *Mirror) {
-	switch {
-	case s.tmp == "":
-		return // an unnamed file: gone once closed
-	case s.dir == nil && s.dirf != nil:
-		removeAt(s.dirf, path.Base(s.tmp))
-		return
+// close closes the group's directories.
+func (g *group) close() {
+	for _, d := range g.dirs {
+		if d.root != nil && d.root != g.m.root {
+			d.root.Close()
+		}
 	}
-	if s.dir != nil {
-		s.dir.Remove(path.Base(s.tmp))
-		return
-	}
-	m.root.Remove(s.tmp)
 }
 
-// Rel returns the name the file will have once committed.
-func (s *Staged) Rel() string { return s.rel }
-
-// Size returns the number of bytes staged.
-func (s *Staged) Size() int { return s.size }
-
-// Stage writes data to a new temp file in rel's directory, creating missing
-// directories, without any fsync: step 1 and the write of step 2 of the
-// package doc's order. Commit or Discard must follow.
-func (m *Mirror) Stage(rel string, data []byte) (*Staged, error) {
-	if err := checkRel(rel); err != nil {
+// create is step 1 for f.
+func (g *group) create(f File) (*temp, error) {
+	if err := checkRel(f.Rel); err != nil {
 		return nil, err
 	}
-	f, tmp, made, err := m.createTemp(path.Dir(rel))
+	d, err := g.dir(path.Dir(f.Rel))
 	if err != nil {
-		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
+		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
 	}
-	s := &Staged{rel: rel, tmp: tmp, f: f, dirs: made, size: len(data)}
-	if _, err := f.Write(data); err != nil {
-		m.Discard(s)
-		return nil, fmt.Errorf("mirror: write %s: %w", rel, err)
+	t := &temp{rel: f.Rel, dir: d}
+	if t.f, t.name, err = createTemp(d.root); err != nil {
+		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
 	}
-	return s, nil
+	if _, err := t.f.Write(f.Data); err != nil {
+		t.f.Close()
+		d.root.Remove(t.name)
+		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
+	}
+	return t, nil
 }
 
-// Discard removes a staged file that is not to be committed. The names it
-// would have replaced are untouched. Discarding a committed or discarded
-// file does nothing.
-func (m *Mirror) Discard(s *Staged) {
-	if s == nil || s.done {
+// syncTemps is step 2: errs[i] gets the error of temps[i]'s fsync.
+func (g *group) syncTemps(temps []*temp, errs []error) {
+	var live []int
+	for i, t := range temps {
+		if t != nil {
+			live = append(live, i)
+		}
+	}
+	if len(live) == 0 || g.m.fast.group(len(live), g.since) {
 		return
 	}
-	s.done = true
-	s.f.Close()
-	s.remove(m)
-}
-
-// createTemp creates and locks a new temp file in dir, creating dir first if
-// it is missing.
-func (m *Mirror) createTemp(dir string) (f *os.File, tmp string, made []string, err error) {
-	f, tmp, err = createTempIn(m.root, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if made, err = m.mkdirs(dir); err != nil {
-			return nil, "", nil, err
+	for k, err := range each(len(live), func(k int) error { return temps[live[k]].f.Sync() }) {
+		if err != nil {
+			errs[live[k]] = fmt.Errorf("fsync: %w", err)
 		}
-		f, tmp, err = createTempIn(m.root, dir)
 	}
-	return f, tmp, made, err
 }
 
-// mkdirs creates each missing directory of dir, deepest first (most often
-// only the last one is missing: one mkdir), and returns every directory of
-// dir: Commit fsyncs the parent of each, so that a new directory's name is
-// as durable as the file written into it. Parents are synced even for a
-// directory that exists, since another process may have created it and not
-// yet synced its parent.
-func (m *Mirror) mkdirs(dir string) ([]string, error) {
-	if dir == "." {
-		return nil, nil
+// rename is step 3 for t, unless an earlier step failed (err): either way
+// its temp file is closed, and removed unless it took its name.
+func (g *group) rename(t *temp, err error) error {
+	if err == nil && g.m.beforeRename != nil {
+		err = g.m.beforeRename(path.Join(t.dir.name, t.name), t.rel)
 	}
-	if err := m.mkdirAll(dir); err != nil {
-		return nil, err
+	if err == nil && !holdTempOpen {
+		err = t.f.Close()
 	}
-	return prefixes(dir), nil
+	if err == nil {
+		err = t.dir.root.Rename(t.name, path.Base(t.rel))
+	}
+	t.renamed = err == nil
+	if cerr := t.f.Close(); err == nil && holdTempOpen {
+		err = cerr
+	}
+	if !t.renamed {
+		t.dir.root.Remove(t.name)
+	}
+	return err
+}
+
+// syncDirs is step 4: each file renamed into a directory whose fsync fails
+// gets that error.
+func (g *group) syncDirs(temps []*temp, errs []error) {
+	deps := map[string][]int{} // directory → the files whose names it holds
+	for i, t := range temps {
+		if t == nil || !t.renamed {
+			continue
+		}
+		deps[t.dir.name] = append(deps[t.dir.name], i)
+		if t.dir.made {
+			for _, d := range prefixes(t.dir.name) {
+				deps[path.Dir(d)] = append(deps[path.Dir(d)], i)
+			}
+		}
+	}
+	if len(deps) == 0 || g.m.fast.group(len(deps), g.since) {
+		return
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for d := range deps {
+			if !yield(d) {
+				return
+			}
+		}
+	})
+	for k, err := range each(len(names), func(k int) error { return g.syncDir(names[k]) }) {
+		if err == nil {
+			continue
+		}
+		for _, i := range deps[names[k]] {
+			if errs[i] == nil {
+				errs[i] = fmt.Errorf("fsync directory %s: %w", names[k], err)
+			}
+		}
+	}
+}
+
+// syncDir fsyncs the directory name: by the group's own root for it if
+// the group has one, else through the mirror's.
+func (g *group) syncDir(name string) error {
+	if d := g.dirs[name]; d != nil && d.root != nil {
+		return syncDir(d.root, ".")
+	}
+	return syncDir(g.m.root, name)
 }
 
 // prefixes returns dir ("a/b/c") and each of its parents but the root
-// ("a", "a/b", "a/b/c"): the directories mkdirs may have created, whose
-// parents' entries a commit makes durable.
+// ("a", "a/b", "a/b/c").
 func prefixes(dir string) []string {
-	elems := strings.Split(dir, "/")
-	dirs := make([]string, len(elems))
-	for i := range elems {
-		dirs[i] = strings.Join(elems[:i+1], "/")
+	var dirs []string
+	for d := dir; d != "."; d = path.Dir(d) {
+		dirs = append(dirs, d)
 	}
+	slices.Reverse(dirs)
 	return dirs
 }
 
-// mkdirAll creates dir and its missing parents.
-func (m *Mirror) mkdirAll(dir string) error {
-	err := m.root.Mkdir(dir, 0o755)
-	if errors.Is(err, fs.ErrNotExist) && path.Dir(dir) != "." {
-		if err := m.mkdirAll(path.Dir(dir)); err != nil {
-			return err
-		}
-		err = m.root.Mkdir(dir, 0o755)
+// each runs f(0..n-1) on up to maxSyncers goroutines and returns the
+// errors; it returns once every call has.
+func each(n int, f func(int) error) []error {
+	errs := make([]error, n)
+	if n == 1 {
+		errs[0] = f(0)
+		return errs
 	}
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(n, maxSyncers) {
+		wg.Go(func() {
+			for k := range next {
+				errs[k] = f(k)
+			}
+		})
 	}
-	return nil
+	for k := range n {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return errs
 }
 
 // Remove removes the file rel and fsyncs its directory; an error for a
@@ -202,67 +285,8 @@ func (m *Mirror) Remove(rel string) error {
 	if err := m.root.Remove(rel); err != nil {
 		return err
 	}
-	if err := m.syncDir(path.Dir(rel)); err != nil {
+	if err := syncDir(m.root, path.Dir(rel)); err != nil {
 		return fmt.Errorf("mirror: remove %s: %w", rel, err)
 	}
 	return nil
-}
-
-// removeStaleTemps removes the temp files of crashed writers anywhere in the
-// tree (see the package doc).
-func (m *Mirror) removeStaleTemps() error {
-	return fs.WalkDir(m.root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && name != "." {
-				return nil // removed while we walk
-			}
-			return err
-		}
-		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), tempPrefix) {
-			return m.removeIfStale(name)
-		}
-		return nil
-	})
-}
-
-func (m *Mirror) removeIfStale(name string) error {
-	f, err := m.root.Open(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // renamed or removed meanwhile
-	} else if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	// A young temp file may be between its creation and its lock, unless
-	// the process named in it is gone (killed mid-commit, say): then it
-	// is stale at once, so a restarted spider cleans up after a kill.
-	if time.Since(fi.ModTime()) < staleAge && processAlive(tempPID(path.Base(name))) {
-		return nil
-	}
-	if free, err := tryLock(f); err != nil || !free {
-		return err
-	}
-	if err := m.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// tempPID returns the process id written in a temp file's name
-// (".spider-tmp#PID-RANDOM"), or 0 if there is none (an older name).
-func tempPID(name string) int {
-	rest := strings.TrimPrefix(name, tempPrefix)
-	digits, _, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0
-	}
-	pid, err := strconv.Atoi(digits)
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
 }

@@ -20,82 +20,48 @@ func BenchmarkWrite(b *testing.B) {
 	}
 }
 
-// BenchmarkCommitGroup is pages staged by a crawl's workers and committed
-// in groups of 64, as the crawl does before each pass; the time is per page.
-func BenchmarkCommitGroup(b *testing.B) {
+// BenchmarkWriteAll is pages written in groups of 64, as the crawl writes
+// what its workers fetched since its last pass; the time is per page.
+func BenchmarkWriteAll(b *testing.B) {
+	benchGroups(b, func(i int) File {
+		return File{fmt.Sprintf("h/topic/%d-slug.html", i), make([]byte, 2500)}
+	})
+}
+
+// BenchmarkWriteAllSite is BenchmarkWriteAll on the shape of a site whose
+// pages of a few KB each show an image: a page and its image in turn, in
+// twenty sections, each with a directory of images.
+func BenchmarkWriteAllSite(b *testing.B) {
+	page, img := make([]byte, 3000), make([]byte, 6000)
+	benchGroups(b, func(i int) File {
+		if i%2 == 0 {
+			return File{fmt.Sprintf("h/s%d/t%d.html", i/2%20, i/2), page}
+		}
+		return File{fmt.Sprintf("h/s%d/img/%d.png", i/2%20, i/2), img}
+	})
+}
+
+// benchGroups writes file(0), file(1), ... in groups of 64, one file per
+// iteration.
+func benchGroups(b *testing.B, file func(int) File) {
 	m, _ := openTemp(b)
-	data := make([]byte, 2500)
-	b.SetBytes(int64(len(data)))
-	var group []*Staged
+	var group []File
+	flush := func() {
+		for i, err := range m.WriteAll(group) {
+			if err != nil {
+				b.Fatal(group[i].Rel, err)
+			}
+		}
+		group = group[:0]
+	}
 	i := 0
 	for b.Loop() {
-		s, err := m.Stage(fmt.Sprintf("h/topic/%d-slug.html", i), data)
-		if err != nil {
-			b.Fatal(err)
+		f := file(i)
+		b.SetBytes(int64(len(f.Data)))
+		if group = append(group, f); len(group) == 64 {
+			flush()
 		}
 		i++
-		if group = append(group, s); len(group) == 64 {
-			commit(b, m, group)
-			group = group[:0]
-		}
 	}
-	commit(b, m, group)
-}
-
-// BenchmarkGroup is BenchmarkCommitGroup through a Group, which keeps the
-// directories open: as the crawl writes its pages.
-func BenchmarkGroup(b *testing.B) {
-	m, _ := openTemp(b)
-	data := make([]byte, 2500)
-	b.SetBytes(int64(len(data)))
-	g := m.Group()
-	n, i := 0, 0
-	for b.Loop() {
-		if _, err := g.Stage(fmt.Sprintf("h/topic/%d-slug.html", i), data); err != nil {
-			b.Fatal(err)
-		}
-		i++
-		if n++; n == 64 {
-			groupCommit(b, g)
-			g, n = m.Group(), 0
-		}
-	}
-	groupCommit(b, g)
-}
-
-func groupCommit(b *testing.B, g *Group) {
-	for _, err := range g.Commit() {
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkStage is the part of a page's write that a worker does: create
-// and lock a temp file in a directory of many files, write it.
-func BenchmarkStage(b *testing.B) {
-	m, _ := openTemp(b)
-	data := make([]byte, 2500)
-	var all []*Staged
-	i := 0
-	for b.Loop() {
-		s, err := m.Stage(fmt.Sprintf("h/topic/%d-slug.html", i), data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		all = append(all, s)
-		i++
-	}
-	b.StopTimer()
-	for _, s := range all {
-		m.Discard(s)
-	}
-}
-
-func commit(b *testing.B, m *Mirror, group []*Staged) {
-	for _, err := range m.Commit(group) {
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	flush()
 }

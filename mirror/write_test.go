@@ -26,8 +26,8 @@ func openTemp(t testing.TB) (*Mirror, string) {
 	return m, dir
 }
 
-// temps lists the temp files under dir.
-func temps(t *testing.T, dir string) []string {
+// noTemps fails the test if there is a temp file under dir.
+func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	var found []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -39,7 +39,9 @@ func temps(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return found
+	if len(found) > 0 {
+		t.Errorf("temp files left: %q", found)
+	}
 }
 
 func mustRead(t *testing.T, m *Mirror, rel, want string) {
@@ -62,9 +64,7 @@ func TestWriteReplace(t *testing.T) {
 	if fi, err := m.Stat(rel); err != nil || fi.Size() != 0 || !fi.Mode().IsRegular() {
 		t.Errorf("Stat = %v, %v", fi, err)
 	}
-	if got := temps(t, dir); len(got) > 0 {
-		t.Errorf("temp files left: %q", got)
-	}
+	noTemps(t, dir)
 	if m.Dir() != dir {
 		t.Errorf("Dir() = %q, want %q", m.Dir(), dir)
 	}
@@ -81,7 +81,7 @@ func TestWriteFailBeforeRename(t *testing.T) {
 		{"h/new/dir/page.html", ""}, // creating: no file appears
 	} {
 		sawTemp := false
-		m.beforeRename = func(tmp string) error {
+		m.beforeRename = func(tmp, _ string) error {
 			got, err := m.root.ReadFile(tmp)
 			sawTemp = err == nil && string(got) == "new"
 			return boom
@@ -96,9 +96,7 @@ func TestWriteFailBeforeRename(t *testing.T) {
 		} else if _, err := m.Stat(tt.rel); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Stat(%q) after a failed first write: %v, want not exist", tt.rel, err)
 		}
-		if got := temps(t, dir); len(got) > 0 {
-			t.Errorf("temp files left: %q", got)
-		}
+		noTemps(t, dir)
 	}
 }
 
@@ -221,9 +219,7 @@ func TestFileDirConflict(t *testing.T) {
 		t.Error("Write over a directory succeeded")
 	}
 	mustRead(t, m, "h/img", "png")
-	if got := temps(t, dir); len(got) > 0 {
-		t.Errorf("temp files left: %q", got)
-	}
+	noTemps(t, dir)
 }
 
 func TestRemove(t *testing.T) {
@@ -300,38 +296,5 @@ func TestConcurrentWriters(t *testing.T) {
 	if err != nil || !complete(data) {
 		t.Errorf("final file: %d bytes, %v", len(data), err)
 	}
-	if got := temps(t, dir); len(got) > 0 {
-		t.Errorf("temp files left: %q", got)
-	}
-}
-
-// TestOpenSwept: a second Mirror of a swept directory leaves every file
-// alone, stale temp files included, and writes like any.
-func TestOpenSwept(t *testing.T) {
-	dir := t.TempDir()
-	stale := filepath.Join(dir, tempPrefix+"0123456789abcdef")
-	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-2 * staleAge)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
-	}
-	m, err := OpenSwept(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if _, err := os.Stat(stale); err != nil {
-		t.Fatalf("OpenSwept removed a temp file: %v", err)
-	}
-	if err := m.Write("h/p.html", []byte("page")); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "h", "p.html")); string(b) != "page" {
-		t.Fatalf("h/p.html: %q, %v", b, err)
-	}
-	if _, err := OpenSwept(filepath.Join(dir, "missing")); err == nil {
-		t.Fatal("OpenSwept of a missing directory succeeded")
-	}
+	noTemps(t, dir)
 }

@@ -70,7 +70,10 @@ type Config struct {
 	// The mirror as people browse it; see config.example.toml.
 	RemoveArchived       *bool `toml:"remove_archived"`
 	CaseInsensitiveNames *bool `toml:"case_insensitive_names"`
-	IdleWriter           *bool `toml:"idle_writer"`
+
+	// Obsolete keys: still read, so that an old config file loads, and
+	// ignored (Obsolete names them).
+	IdleWriter *bool `toml:"idle_writer"` // the mirror was written by a helper process at idle priority
 
 	// When a 404 archives: see crawl.Config.
 	ArchiveAfter *int      `toml:"archive_after"`
@@ -133,6 +136,15 @@ func LoadConfig(path string) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// Obsolete returns the keys set in c that no longer do anything.
+func (c *Config) Obsolete() []string {
+	var keys []string
+	if c.IdleWriter != nil {
+		keys = append(keys, "idle_writer")
+	}
+	return keys
 }
 
 func validProfileName(s string) bool {

@@ -16,6 +16,9 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if keys := cfg.Obsolete(); len(keys) > 0 {
+		t.Errorf("config.example.toml sets obsolete keys %v", keys)
+	}
 	for _, name := range []string{"fast", "slow"} {
 		f := newRunFlags()
 		if err := f.fs.Parse([]string{"--profile", name}); err != nil {
@@ -61,7 +64,7 @@ func TestConfigErrors(t *testing.T) {
 
 func TestPrecedence(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.toml")
-	os.WriteFile(path, []byte("delay = \"3s\"\nconcurrency = 7\nremove_archived = true\ncase_insensitive_names = true\nidle_writer = false\n[scope]\nrequisites = false\n[profile.fast]\nwindow = \"2h\"\nbatch = 3\n"), 0o644)
+	os.WriteFile(path, []byte("delay = \"3s\"\nconcurrency = 7\nremove_archived = true\ncase_insensitive_names = true\n[scope]\nrequisites = false\n[profile.fast]\nwindow = \"2h\"\nbatch = 3\n"), 0o644)
 	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +75,8 @@ func TestPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Window != 2*time.Hour || s.Batch != 9 || s.Delay != 3*time.Second || s.Concurrency != 7 || s.MaxLevel != 3 || !s.RemoveArchived || !s.CaseInsensitiveNames || s.Scope.Requisites || s.IdleWriter {
-		t.Errorf("settings %+v: want window 2h (file), batch 9 (flag), delay 3s (file), concurrency 7 (file), max level 3 (default), remove archived (file), no idle writer (file)", s)
+	if s.Window != 2*time.Hour || s.Batch != 9 || s.Delay != 3*time.Second || s.Concurrency != 7 || s.MaxLevel != 3 || !s.RemoveArchived || !s.CaseInsensitiveNames || s.Scope.Requisites {
+		t.Errorf("settings %+v: want window 2h (file), batch 9 (flag), delay 3s (file), concurrency 7 (file), max level 3 (default), remove archived (file)", s)
 	}
 }
 
@@ -86,8 +89,33 @@ func TestMirrorDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.RemoveArchived || s.CaseInsensitiveNames || !s.Scope.Requisites || !s.IdleWriter {
-		t.Errorf("defaults: remove_archived %v, case_insensitive_names %v, scope.requisites %v, idle_writer %v; want false, false, true, true",
-			s.RemoveArchived, s.CaseInsensitiveNames, s.Scope.Requisites, s.IdleWriter)
+	if s.RemoveArchived || s.CaseInsensitiveNames || !s.Scope.Requisites {
+		t.Errorf("defaults: remove_archived %v, case_insensitive_names %v, scope.requisites %v; want false, false, true",
+			s.RemoveArchived, s.CaseInsensitiveNames, s.Scope.Requisites)
+	}
+}
+
+// TestObsoleteKey: a config file that sets idle_writer (the helper that
+// wrote the mirror at idle priority, removed) still loads, and the spider
+// warns once that the key can be removed; without it, no warning.
+func TestObsoleteKey(t *testing.T) {
+	for _, conf := range []string{"idle_writer = false\n", "delay = \"1s\"\n"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "c.toml"), []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// No start URL: the spider stops after loading the config.
+		code, _, stderr := runCLI(t, dir, "--profile", "slow", "--config", "c.toml")
+		if code != 2 || !strings.Contains(stderr, "nothing to crawl") {
+			t.Fatalf("%q: exit %d, stderr %q; want 2 and nothing to crawl", conf, code, stderr)
+		}
+		want := 0
+		if strings.HasPrefix(conf, "idle_writer") {
+			want = 1
+		}
+		warned := strings.Count(stderr, "level=WARN msg=\"obsolete config key ignored; it can be removed\" key=idle_writer config=c.toml")
+		if warned != want || strings.Count(stderr, "WARN") != want {
+			t.Errorf("%q: %d warnings, want %d; stderr:\n%s", conf, warned, want, stderr)
+		}
 	}
 }

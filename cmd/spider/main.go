@@ -14,12 +14,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/spider-mirror/spider/internal/writer"
 )
 
 func main() {
-	writer.Serve() // a helper that writes the mirror, if run as one (run.go)
 	stopProfiles := startProfiles()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)

@@ -50,7 +50,6 @@ type Settings struct {
 	// The mirror as people browse it: config only, no flags.
 	RemoveArchived       bool // remove_archived, default false
 	CaseInsensitiveNames bool // case_insensitive_names, default false
-	IdleWriter           bool // idle_writer, default true: new files written by a helper at idle CPU priority (internal/writer)
 
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
@@ -157,7 +156,6 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
 	s.ArchiveAfter = 2
-	s.IdleWriter = true
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
@@ -181,7 +179,6 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setDur(&s.ConfirmGone, cfg.ConfirmGone)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
-	setPtr(&s.IdleWriter, cfg.IdleWriter)
 	fc := cfg.Fetch
 	setStr(&s.Fetch.UserAgent, fc.UserAgent)
 	setDur(&s.Fetch.Timeout, fc.Timeout)

@@ -15,14 +15,12 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/sitetest"
-	"github.com/spider-mirror/spider/internal/writer"
 	"github.com/spider-mirror/spider/list"
 )
 
 // The test binary doubles as the spider binary: tests re-exec it with
 // SPIDER_TEST_MAIN=1 to run real spider processes they can kill.
 func TestMain(m *testing.M) {
-	writer.Serve() // a mirror writer started by a crawl run in this process
 	if os.Getenv("SPIDER_TEST_MAIN") == "1" {
 		main()
 		return

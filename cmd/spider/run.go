@@ -93,6 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	tty := isTerminal(stderr)
 	log := newLogger(stderr, f.vrb, f.quiet, f.logFormat, tty)
+	for _, key := range cfg.Obsolete() {
+		log.Warn("obsolete config key ignored; it can be removed", "key", key, "config", f.config)
+	}
 	var progress io.Writer
 	if tty && !f.quiet && f.logFormat == "text" {
 		progress = stderr

@@ -7,6 +7,7 @@ import (
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
 )
 
 // An outcome is a finished fetch of a line: its result, the links found,
@@ -51,7 +52,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 	now := e.cfg.Now()
 	start := time.Now()
 	var owners []*outcome
-	var files []mirrorFile
+	var files []mirror.File
 	for _, o := range outs {
 		if o.copy == nil {
 			continue
@@ -63,9 +64,9 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			continue
 		}
 		owners = append(owners, o)
-		files = append(files, mirrorFile{Rel: o.copy.file, Data: o.copy.body})
+		files = append(files, mirror.File{Rel: o.copy.file, Data: o.copy.body})
 	}
-	for i, err := range writeAll(e.mirror, files) {
+	for i, err := range e.mirror.WriteAll(files) {
 		if err == nil {
 			continue
 		}

@@ -55,9 +55,10 @@ func flock(f *os.File, how int) error {
 	return nil
 }
 
-// syncDir fsyncs the directory dir so that the names in it are durable.
-func (m *Mirror) syncDir(dir string) error {
-	d, err := m.root.Open(dir)
+// syncDir fsyncs the directory name of r, so that the names in it are
+// durable.
+func syncDir(r *os.Root, name string) error {
+	d, err := r.Open(name)
 	if err != nil {
 		return err
 	}

@@ -10,20 +10,20 @@ import (
 	"testing"
 )
 
-// TestKillDuringCommit SIGKILLs a process that stages and commits groups of
-// files, right after it says it is calling Commit, several times over one
-// mirror: no name ever holds part of a file, and every file of a group
-// whose Commit returned holds that group's content or a later one's.
-func TestKillDuringCommit(t *testing.T) {
+// TestKillDuringWrite SIGKILLs a process that writes groups of files, right
+// after it says it is calling WriteAll, several times over one mirror: no
+// name ever holds part of a file, and every file of a group whose WriteAll
+// returned holds that group's content or a later one's.
+func TestKillDuringWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
 	_, dir := openTemp(t)
 	const files = 2 * groupSync
-	committed := -1 // the last round whose Commit returned nil for every file
+	written := -1 // the last round whose files were all written without an error
 	round := 0
 	for kill := range 6 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCommitter$", "-test.count=1")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriteAll$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "MIRROR_HELPER_DIR="+dir, "MIRROR_HELPER_ROUND="+strconv.Itoa(round))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
@@ -33,7 +33,7 @@ func TestKillDuringCommit(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Let the helper finish kill+1 rounds, then kill it as it commits
+		// Let the helper finish kill+1 rounds, then kill it as it writes
 		// the next one.
 		sc := bufio.NewScanner(out)
 		calls := 0
@@ -41,10 +41,10 @@ func TestKillDuringCommit(t *testing.T) {
 			verb, n, _ := strings.Cut(sc.Text(), " ")
 			r, _ := strconv.Atoi(n)
 			switch verb {
-			case "committed":
-				committed = r
+			case "written":
+				written = r
 				continue
-			case "commit":
+			case "write":
 			default:
 				continue // the test binary's own lines
 			}
@@ -55,8 +55,8 @@ func TestKillDuringCommit(t *testing.T) {
 			}
 		}
 		cmd.Wait()
-		if committed < 0 {
-			t.Fatal("the helper committed nothing")
+		if written < 0 {
+			t.Fatal("the helper wrote nothing")
 		}
 		for k := range files {
 			rel := fmt.Sprintf("h/d%d/f%d.html", k%4, k)
@@ -66,22 +66,22 @@ func TestKillDuringCommit(t *testing.T) {
 			}
 			var r, kk int
 			fmt.Sscanf(string(data[:min(len(data), 32)]), "%d/%d:", &r, &kk)
-			if !complete(data) || kk != k || r < committed {
+			if !complete(data) || kk != k || r < written {
 				t.Fatalf("after kill %d: %s holds %d bytes of round %d file %d: want a whole file of round %d or later",
-					kill, rel, len(data), r, kk, committed)
+					kill, rel, len(data), r, kk, written)
 			}
 		}
 	}
 }
 
-// TestHelperCommitter is the process TestKillDuringCommit kills: from round
-// MIRROR_HELPER_ROUND on, it stages the group's files (with Stage, or in a
-// Group in odd rounds), prints "commit R", commits, and prints "committed
-// R" once every file is durable.
-func TestHelperCommitter(t *testing.T) {
+// TestHelperWriteAll is the process TestKillDuringWrite kills: from round
+// MIRROR_HELPER_ROUND on, it prints "write R", writes the group's files (in
+// one WriteAll, or one Write each in even rounds) and prints "written R"
+// once every file is durable.
+func TestHelperWriteAll(t *testing.T) {
 	dir := os.Getenv("MIRROR_HELPER_DIR")
 	if dir == "" {
-		t.Skip("helper process for TestKillDuringCommit")
+		t.Skip("helper process for TestKillDuringWrite")
 	}
 	first, _ := strconv.Atoi(os.Getenv("MIRROR_HELPER_ROUND"))
 	m, err := Open(dir)
@@ -90,30 +90,24 @@ func TestHelperCommitter(t *testing.T) {
 	}
 	defer m.Close()
 	for r := first; r < first+100; r++ {
-		// Odd rounds stage through a Group, even ones file by file.
-		var group []*Staged
-		g := m.Group()
+		var files []File
 		for k := range 2 * groupSync {
-			stage := m.Stage
-			if r%2 == 1 {
-				stage = g.Stage
-			}
-			s, err := stage(fmt.Sprintf("h/d%d/f%d.html", k%4, k), payload(r, k))
-			if err != nil {
-				t.Fatal(err)
-			}
-			group = append(group, s)
+			files = append(files, File{fmt.Sprintf("h/d%d/f%d.html", k%4, k), payload(r, k)})
 		}
-		fmt.Printf("commit %d\n", r)
-		errs := g.Commit()
-		if r%2 == 0 {
-			errs = m.Commit(group)
+		fmt.Printf("write %d\n", r)
+		var errs []error
+		if r%2 == 1 {
+			errs = m.WriteAll(files)
+		} else {
+			for _, f := range files {
+				errs = append(errs, m.Write(f.Rel, f.Data))
+			}
 		}
 		for _, err := range errs {
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
-		fmt.Printf("committed %d\n", r)
+		fmt.Printf("written %d\n", r)
 	}
 }
