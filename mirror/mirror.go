@@ -84,9 +84,9 @@ type Mirror struct {
 	root *os.Root
 	fast fastSync // a whole group's sync in one call, where there is one
 	// beforeRename, if set, runs for each file between the sync of its
-	// temp file (tmp, relative to the root) and its rename; an error it
+	// temp file (f, open for reading too) and its rename; an error it
 	// returns fails the file there (tests).
-	beforeRename func(tmp, rel string) error
+	beforeRename func(rel string, f *os.File) error
 }
 
 // Open opens the mirror directory dir, creating it if needed, and removes
