@@ -37,8 +37,9 @@
 //
 // Write and WriteAll replace files, Remove deletes one. A file is written to
 // a temp file in its directory (".spider-tmp#" + writer's PID + '-' + 16 hex
-// digits), made durable, and renamed over its name, and then its directory
-// is made durable; WriteAll does each step once for a whole group of files
+// digits; on Linux, a file of a large group is unnamed), made durable, and
+// renamed (or linked) over its name, and then its directory is made
+// durable; WriteAll takes each step once for a whole group of files
 // (write.go gives the steps). So, on a local file system that keeps a
 // rename atomic across a crash:
 //

@@ -51,9 +51,8 @@ func (m *Mirror) Write(rel string, data []byte) error {
 //     process may have created one and not yet synced its parent), or one
 //     fastSync.
 //
-// On Linux a group that fastSync syncs whole writes its new files as
-// unnamed temp files instead, which step 3 links under their names
-// (write_linux.go).
+// On Linux a group that fastSync syncs whole writes unnamed temp files
+// instead, which step 3 links under their names (write_linux.go).
 //
 // A file that fails before its rename keeps its old content, and its temp
 // file is removed; a file whose directory cannot be synced is in place but
