@@ -64,9 +64,7 @@ func (m *Mirror) WriteAll(files []File) []error {
 	errs := make([]error, len(files))
 	temps := make([]*temp, len(files))
 	for i, f := range files {
-		if temps[i], errs[i] = g.create(f); temps[i] != nil {
-			temps[i].i = i
-		}
+		temps[i], errs[i] = g.create(i, f)
 	}
 	g.syncTemps(temps, errs)
 	for i, t := range temps {
@@ -99,7 +97,7 @@ type dir struct {
 	name string   // relative to the mirror root; "." for the root
 	root *os.Root // nil if err
 	err  error    // why nothing can be written into it
-	made bool     // created by this group, with any missing parents
+	made bool     // created by this group
 	fd   *os.File // the directory itself, for unnamed files; nil until one
 }
 
@@ -165,8 +163,8 @@ func (g *group) close() {
 	}
 }
 
-// create is step 1 for f.
-func (g *group) create(f File) (*temp, error) {
+// create is step 1 for f, the group's file i.
+func (g *group) create(i int, f File) (*temp, error) {
 	if err := checkRel(f.Rel); err != nil {
 		return nil, err
 	}
@@ -174,7 +172,7 @@ func (g *group) create(f File) (*temp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
 	}
-	t := &temp{rel: f.Rel, dir: d}
+	t := &temp{rel: f.Rel, dir: d, i: i}
 	if g.whole {
 		t.f = g.m.fast.createUnnamed(d)
 	}
