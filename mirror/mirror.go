@@ -37,8 +37,9 @@
 //
 // Write and WriteAll replace files, Remove deletes one. A file is written to
 // a temp file in its directory (".spider-tmp#" + writer's PID + '-' + 16 hex
-// digits), made durable, and renamed over its name, and then its directory
-// is made durable; WriteAll does each step once for a whole group of files
+// digits; on Linux, a file of a large group is unnamed), made durable, and
+// renamed (or linked) over its name, and then its directory is made
+// durable; WriteAll takes each step once for a whole group of files
 // (write.go gives the steps). So, on a local file system that keeps a
 // rename atomic across a crash:
 //
@@ -84,9 +85,9 @@ type Mirror struct {
 	root *os.Root
 	fast fastSync // a whole group's sync in one call, where there is one
 	// beforeRename, if set, runs for each file between the sync of its
-	// temp file (tmp, relative to the root) and its rename; an error it
+	// temp file (f, open for reading too) and its rename; an error it
 	// returns fails the file there (tests).
-	beforeRename func(tmp, rel string) error
+	beforeRename func(rel string, f *os.File) error
 }
 
 // Open opens the mirror directory dir, creating it if needed, and removes

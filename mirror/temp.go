@@ -30,7 +30,7 @@ func tempName() string {
 func createTemp(r *os.Root) (*os.File, string, error) {
 	for range 10 {
 		name := tempName()
-		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue // another writer drew the same name
 		}

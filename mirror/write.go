@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,17 +51,20 @@ func (m *Mirror) Write(rel string, data []byte) error {
 //     process may have created one and not yet synced its parent), or one
 //     fastSync.
 //
+// On Linux a group that fastSync syncs whole writes unnamed temp files
+// instead, which step 3 links under their names (write_linux.go).
+//
 // A file that fails before its rename keeps its old content, and its temp
 // file is removed; a file whose directory cannot be synced is in place but
 // not known durable, and has an error. Two files of one group with the
 // same name leave the later one.
 func (m *Mirror) WriteAll(files []File) []error {
-	g := group{m: m, dirs: map[string]*dir{}, since: m.fast.epoch()}
+	g := group{m: m, dirs: map[string]*dir{}, since: m.fast.epoch(), whole: m.fast.whole(len(files))}
 	defer g.close()
 	errs := make([]error, len(files))
 	temps := make([]*temp, len(files))
 	for i, f := range files {
-		temps[i], errs[i] = g.create(f)
+		temps[i], errs[i] = g.create(i, f)
 	}
 	g.syncTemps(temps, errs)
 	for i, t := range temps {
@@ -81,9 +85,11 @@ func (m *Mirror) WriteAll(files []File) []error {
 // as an os.Root inside the mirror's, so that its files are created and
 // renamed by their own name rather than by a walk of their whole path.
 type group struct {
-	m     *Mirror
-	dirs  map[string]*dir
-	since uint64 // fastSync's epoch when the group began
+	m      *Mirror
+	dirs   map[string]*dir
+	since  uint64  // fastSync's epoch when the group began
+	whole  bool    // fastSync is to sync the group whole
+	linked []*temp // unnamed files given their name, open until step 4
 }
 
 // dir is a directory of a group.
@@ -91,16 +97,18 @@ type dir struct {
 	name string   // relative to the mirror root; "." for the root
 	root *os.Root // nil if err
 	err  error    // why nothing can be written into it
-	made bool     // created by this group, with any missing parents
+	made bool     // created by this group
+	fd   *os.File // the directory itself, for unnamed files; nil until one
 }
 
 // A temp is a file of a group on its way to its name.
 type temp struct {
 	rel     string
 	dir     *dir
-	name    string   // the temp file's name in dir
-	f       *os.File // open and flocked until after the rename
-	renamed bool
+	name    string   // the temp file's name in dir; "" while unnamed
+	f       *os.File // open until after the rename (the flock of a named one with it)
+	renamed bool     // or linked: the file has its name
+	i       int      // its index in the group
 }
 
 // dir returns the group's directory name, opened, and created first if it
@@ -110,30 +118,53 @@ func (g *group) dir(name string) (*dir, error) {
 		return d, d.err
 	}
 	d := &dir{name: name, root: g.m.root}
-	g.dirs[name] = d
 	if name != "." {
-		d.root, d.err = g.m.root.OpenRoot(name)
-		if errors.Is(d.err, fs.ErrNotExist) {
-			d.made = true
-			if d.err = g.m.root.MkdirAll(name, 0o755); d.err == nil {
-				d.root, d.err = g.m.root.OpenRoot(name)
-			}
-		}
+		d.root, d.made, d.err = g.open(name)
 	}
+	g.dirs[name] = d
 	return d, d.err
 }
 
-// close closes the group's directories.
+// open opens the directory name, creating it if it is missing, by its name
+// in its parent, which the group opens first: one call each, where a walk
+// from the mirror's root would take one per element of the path. A
+// symlink that leaves the parent but not the mirror (one the mirror's root
+// would follow) is opened through the mirror's root.
+func (g *group) open(name string) (r *os.Root, made bool, err error) {
+	parent, err := g.dir(path.Dir(name))
+	if err != nil {
+		return nil, false, err
+	}
+	base := path.Base(name)
+	r, err = parent.root.OpenRoot(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		made = true
+		if err = parent.root.Mkdir(base, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+			r, err = parent.root.OpenRoot(base)
+		}
+	} else if err != nil {
+		r, err = g.m.root.OpenRoot(name)
+	}
+	return r, made, err
+}
+
+// close closes the files linked and the group's directories.
 func (g *group) close() {
+	for _, t := range g.linked {
+		t.f.Close()
+	}
 	for _, d := range g.dirs {
+		if d.fd != nil {
+			d.fd.Close()
+		}
 		if d.root != nil && d.root != g.m.root {
 			d.root.Close()
 		}
 	}
 }
 
-// create is step 1 for f.
-func (g *group) create(f File) (*temp, error) {
+// create is step 1 for f, the group's file i.
+func (g *group) create(i int, f File) (*temp, error) {
 	if err := checkRel(f.Rel); err != nil {
 		return nil, err
 	}
@@ -141,13 +172,20 @@ func (g *group) create(f File) (*temp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
 	}
-	t := &temp{rel: f.Rel, dir: d}
-	if t.f, t.name, err = createTemp(d.root); err != nil {
-		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
+	t := &temp{rel: f.Rel, dir: d, i: i}
+	if g.whole {
+		t.f = g.m.fast.createUnnamed(d)
+	}
+	if t.f == nil {
+		if t.f, t.name, err = createTemp(d.root); err != nil {
+			return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
+		}
 	}
 	if _, err := t.f.Write(f.Data); err != nil {
 		t.f.Close()
-		d.root.Remove(t.name)
+		if t.name != "" {
+			d.root.Remove(t.name)
+		}
 		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
 	}
 	return t, nil
@@ -172,10 +210,17 @@ func (g *group) syncTemps(temps []*temp, errs []error) {
 }
 
 // rename is step 3 for t, unless an earlier step failed (err): either way
-// its temp file is closed, and removed unless it took its name.
+// a named temp file is closed, and removed unless it took its name.
 func (g *group) rename(t *temp, err error) error {
 	if err == nil && g.m.beforeRename != nil {
-		err = g.m.beforeRename(path.Join(t.dir.name, t.name), t.rel)
+		err = g.m.beforeRename(t.rel, t.f)
+	}
+	if err == nil && t.name == "" {
+		if err = g.m.fast.link(t); err == nil && t.name == "" {
+			t.renamed = true
+			g.linked = append(g.linked, t)
+			return nil
+		}
 	}
 	if err == nil && !holdTempOpen {
 		err = t.f.Close()
@@ -187,7 +232,7 @@ func (g *group) rename(t *temp, err error) error {
 	if cerr := t.f.Close(); err == nil && holdTempOpen {
 		err = cerr
 	}
-	if !t.renamed {
+	if !t.renamed && t.name != "" {
 		t.dir.root.Remove(t.name)
 	}
 	return err
@@ -208,8 +253,14 @@ func (g *group) syncDirs(temps []*temp, errs []error) {
 			}
 		}
 	}
-	if len(deps) == 0 || g.m.fast.group(len(deps), g.since) {
+	if len(deps) == 0 || g.m.fast.group(len(deps)+len(g.linked), g.since) {
 		return
+	}
+	// A linked file's new link count is in its inode.
+	for k, err := range each(len(g.linked), func(k int) error { return g.linked[k].f.Sync() }) {
+		if i := g.linked[k].i; err != nil {
+			errs[i] = cmp.Or(errs[i], fmt.Errorf("fsync: %w", err))
+		}
 	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for d := range deps {

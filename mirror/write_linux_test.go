@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -76,3 +78,39 @@ func TestFastSyncFailure(t *testing.T) {
 }
 
 var realSyncfs = syncfs
+
+// A group synced whole writes unnamed files: nothing of a new file is
+// visible in its directory before its link, not even a temp name; new
+// names are linked, existing ones replaced, and the probe of Open leaves
+// nothing behind.
+func TestUnnamed(t *testing.T) {
+	m, dir := openTemp(t)
+	if !m.fast.anon {
+		t.Skip("no unnamed files here (O_TMPFILE, syncfs: Linux 5.8+)")
+	}
+	if err := m.Write("h/old.html", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"h/old.html": "replaced", "h/d/e/deep.html": "deep"}
+	files := []File{{"h/d/e/deep.html", []byte("deep")}, {"h/old.html", []byte("replaced")}}
+	for i := range groupSync {
+		f := File{fmt.Sprintf("h/%d.html", i), fmt.Appendf(nil, "new %d", i)}
+		files, want[f.Rel] = append(files, f), string(f.Data)
+	}
+	m.beforeRename = func(rel string, _ *os.File) error {
+		if rel == files[0].Rel {
+			if names := list(t, filepath.Join(dir, "h")); names != "d old.html" {
+				t.Errorf("before the first link, h holds %q; want only what was there and the new directory", names)
+			}
+		}
+		return nil
+	}
+	writeAll(t, m, files)
+	wantFiles(t, dir, want)
+	if names := list(t, filepath.Join(dir, "h")); names != "0.html 1.html 2.html 3.html 4.html 5.html 6.html 7.html d old.html" {
+		t.Errorf("after WriteAll, h holds %q", names)
+	}
+	if names := list(t, dir); names != "h" {
+		t.Errorf("the root holds %q; want h alone", names)
+	}
+}

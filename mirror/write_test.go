@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -44,6 +45,16 @@ func noTemps(t *testing.T, dir string) {
 	}
 }
 
+// contents returns the whole content of the open file f.
+func contents(t *testing.T, f *os.File) string {
+	t.Helper()
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func mustRead(t *testing.T, m *Mirror, rel, want string) {
 	t.Helper()
 	got, err := m.ReadFile(rel)
@@ -81,9 +92,8 @@ func TestWriteFailBeforeRename(t *testing.T) {
 		{"h/new/dir/page.html", ""}, // creating: no file appears
 	} {
 		sawTemp := false
-		m.beforeRename = func(tmp, _ string) error {
-			got, err := m.root.ReadFile(tmp)
-			sawTemp = err == nil && string(got) == "new"
+		m.beforeRename = func(_ string, f *os.File) error {
+			sawTemp = contents(t, f) == "new"
 			return boom
 		}
 		err := m.Write(tt.rel, []byte("new"))

@@ -34,11 +34,11 @@ func TestWriteAllFailures(t *testing.T) {
 				files = append(files, File{rel, []byte(data)})
 				wantFail[rel] = i%4 == 1
 			}
-			m.beforeRename = func(tmp, rel string) error {
+			m.beforeRename = func(rel string, f *os.File) error {
 				if _, err := m.Stat(rel); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("%s visible before its rename: %v", rel, err)
 				}
-				if got, err := m.root.ReadFile(tmp); err == nil && strings.HasPrefix(string(got), "fail") {
+				if strings.HasPrefix(contents(t, f), "fail") {
 					return boom
 				}
 				return nil
@@ -143,12 +143,18 @@ func TestWriteAllUnsafe(t *testing.T) {
 }
 
 // A directory behind a symlink that stays inside the root is written
-// through the link.
+// through the link, even one that leaves its own parent.
 func TestWriteAllSymlinkInside(t *testing.T) {
 	m, dir := openTemp(t)
 	aliasReal(t, dir)
-	writeAll(t, m, []File{{"alias/a.html", []byte("through the link")}})
-	wantFiles(t, dir, map[string]string{"real/a.html": "through the link"})
+	if err := os.MkdirAll(filepath.Join(dir, "h"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../real", filepath.Join(dir, "h", "up")); err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, m, []File{{"alias/a.html", []byte("through the link")}, {"h/up/b.html", []byte("up and over")}})
+	wantFiles(t, dir, map[string]string{"real/a.html": "through the link", "real/b.html": "up and over"})
 }
 
 // WriteAll creates the directories its files need, nested, beside files and
