@@ -154,14 +154,6 @@ func (a *ahead) pop() (job, bool) {
 	return j, true
 }
 
-// next returns the job pop would return, without taking it.
-func (a *ahead) next() (job, bool) {
-	if len(a.stack) == 0 {
-		return job{}, false
-	}
-	return a.stack[len(a.stack)-1], true
-}
-
 // drain forgets the jobs no worker has taken (the spider is stopping).
 func (a *ahead) drain() {
 	for _, j := range a.stack {
@@ -289,47 +281,63 @@ func (k *aheadPicker) Less(a, b *list.Entry) bool {
 func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
 
 // adapt turns fetching ahead on while at least half of the distinct links
-// a pass carried that no pass of the run carried before were new to the
-// list, and off otherwise. Links carried before do not count: while
+// a pass carried (adds) that no pass of the run carried before were new to
+// the list, and off otherwise. Links carried before do not count: while
 // fetching ahead is off, a pass carries every link of every page, and the
 // links on every page (home, an index, a style sheet), known to the list,
 // would keep it off even where all the others are new, as at the frontier
 // of a resumed first mirror. A pass that carried nothing new to the run
 // changes nothing. Turning it on takes minFresh such links, so that a new
 // page or two in a refresh does not, unless the list held nothing before
-// the pass (a first mirror's first pass carries its start URLs alone);
-// once on, it stays on for fewer.
+// the pass (lines == added: a first mirror's first pass carries its start
+// URLs alone); once on, it stays on for fewer.
 //
-// When it turns fetching ahead on, it first reads the list's visited lines
-// (known.go), which fetching ahead then leaves alone.
-func (r *run) adapt(c *list.Cycle) {
-	a := r.ahead
+// It turns fetching ahead off (or leaves it as it is) itself, and returns
+// true where it is to be turned on: the caller first reads the list's
+// visited lines (known.go), which fetching ahead then leaves alone.
+func (a *ahead) adapt(adds []list.Add, added, lines int) (turnOn bool) {
 	fresh := 0
-	for _, l := range c.Add {
+	for _, l := range adds {
 		if !a.recent.seen(l.URL) {
 			fresh++
 		}
 	}
 	if fresh == 0 {
-		return
+		return false
 	}
-	on := 2*c.Stats.Added >= fresh
+	on := 2*added >= fresh
 	if !on || a.on || a.max <= 0 {
-		if a.set(on) {
-			r.e.log.Debug("fetching ahead", "on", on)
-		}
-		return
+		a.set(on)
+		return false
 	}
-	if fresh < minFresh && c.Stats.Lines != c.Stats.Added {
-		return // too few to turn it on for; it stays off
-	}
-	if err := a.known.fill(r.ctx, r.e.list); err != nil && r.ctx.Err() == nil {
-		r.e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
-	}
-	a.set(true)
-	r.e.log.Debug("fetching ahead", "on", true)
+	return fresh >= minFresh || lines == added
 }
 
 // minFresh is how many links new to the run a pass must carry for adapt to
 // turn fetching ahead on (but in a list empty before the pass).
 const minFresh = 8
+
+// adapt applies ahead.adapt to what a pass carried, reading the list's
+// visited lines without the lock before it turns fetching ahead on.
+func (r *run) adapt(c *list.Cycle) {
+	q := r.jobs
+	q.mu.Lock()
+	was := q.ahead.on
+	turnOn := q.ahead.adapt(c.Add, c.Stats.Added, c.Stats.Lines)
+	now := q.ahead.on
+	q.mu.Unlock()
+	if turnOn {
+		var k knownLines
+		if err := k.fill(r.ctx, r.e.list); err != nil && r.ctx.Err() == nil {
+			r.e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
+		}
+		q.mu.Lock()
+		q.ahead.known = k
+		q.ahead.set(true)
+		now = q.ahead.on
+		q.mu.Unlock()
+	}
+	if now != was {
+		r.e.log.Debug("fetching ahead", "on", now)
+	}
+}

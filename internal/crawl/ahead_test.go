@@ -149,7 +149,8 @@ func testRun(t *testing.T) *run {
 		l, m, fetch.New(fetch.Options{UserAgent: "test"}))
 	r := newRun(e, context.Background())
 	r.first = false
-	r.ahead.set(true)
+	r.jobs.ahead.set(true)
+	t.Cleanup(func() { r.jobs.close() })
 	return r
 }
 
@@ -162,7 +163,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 	r := testRun(t)
 	now := time.Now()
 	r.lastPass, r.spacing = now, time.Hour
-	r.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/b", Level: 1}}, -1, 0, true)
+	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/b", Level: 1}}, -1, 0, true)
 	if r.passDue(now) {
 		t.Fatal("pass due before its spacing with two fetches queued")
 	}
@@ -170,10 +171,13 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 		t.Fatal("pass not due after its spacing with fetches ahead undecided")
 	}
 	finish := func() {
-		j, _ := r.next()
-		r.dispatched()
-		r.running--
-		r.received(&outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Error}})
+		j, ok := r.jobs.take()
+		if !ok {
+			t.Fatal("no job to take")
+		}
+		o := &outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Error}}
+		o.take = r.jobs.found(o, -1, 0)
+		r.received(o)
 	}
 	finish()
 	if r.passDue(now) {
@@ -183,7 +187,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 	if !r.passDue(now) {
 		t.Fatal("pass not due with no fetch left for the workers and two outcomes waiting for their claim")
 	}
-	r.ahead.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, nil, 1)
+	r.jobs.ahead.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, nil, 1)
 	if !r.passDue(now) {
 		t.Fatal("pass not due with nothing left at all: only a pass can tell that the crawl is over")
 	}
@@ -199,22 +203,59 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 // unfetched while it went dozens of levels deep.)
 func TestClaimedLinesGoFirst(t *testing.T) {
 	r := testRun(t)
-	r.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, true)
-	r.queue = []job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}}
+	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, true)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}})
 	var order []string
-	for {
-		j, ok := r.next()
+	for range 4 {
+		j, ok := r.jobs.take()
 		if !ok {
-			break
+			t.Fatal("jobs closed")
 		}
-		r.dispatched()
 		order = append(order, strings.TrimPrefix(j.en.URL, "http://h"))
 	}
 	if want := []string{"/style.css", "/a", "/deep/2", "/deep/1"}; !slices.Equal(order, want) {
 		t.Errorf("workers got %q, want %q", order, want)
 	}
-	if r.running != 4 {
-		t.Errorf("%d jobs running, want 4", r.running)
+	if q := r.jobs.state(); q.queued != 4 {
+		t.Errorf("%d jobs queued or held, want 4 (held by workers)", q.queued)
+	}
+	if left := r.jobs.close(); len(left) != 0 {
+		t.Errorf("%d claimed lines left at close, want 0", len(left))
+	}
+	if _, ok := r.jobs.take(); ok {
+		t.Error("a job taken after close")
+	}
+}
+
+// A worker waiting for a job wakes when a pass adds claimed lines, when a
+// fellow worker finds links to fetch ahead, and when the jobs are closed.
+func TestTakeWaits(t *testing.T) {
+	r := testRun(t)
+	got := make(chan string)
+	for range 3 {
+		go func() {
+			j, ok := r.jobs.take()
+			if !ok {
+				got <- "closed"
+				return
+			}
+			got <- strings.TrimPrefix(j.en.URL, "http://h")
+		}()
+	}
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/claimed", Level: 1}}})
+	if g := <-got; g != "/claimed" {
+		t.Errorf("first woken with %q, want /claimed", g)
+	}
+	o := &outcome{job: job{en: list.Entry{URL: "http://h/claimed", Level: 1}}, adds: []list.Add{{URL: "http://h/new", Level: 2}}}
+	if !r.jobs.found(o, -1, 0) || len(r.jobs.adds) != 1 {
+		t.Fatalf("claimed line's outcome: take false or links %v", r.jobs.adds)
+	}
+	if g := <-got; g != "/new" {
+		t.Errorf("second woken with %q, want /new (fetched ahead)", g)
+	}
+	r.jobs.close()
+	if g := <-got; g != "closed" {
+		t.Errorf("third woken with %q, want closed", g)
 	}
 }
 
@@ -370,15 +411,15 @@ func TestAheadVisitedLine(t *testing.T) {
 		if en.State == list.Disallowed {
 			o = &outcome{res: list.Result{URL: en.URL, State: list.Disallowed}, count: Summary{Disallowed: 1}}
 		}
-		r.ahead.items[en.URL] = &aheadItem{out: o}
-		r.ahead.open++
+		r.jobs.ahead.items[en.URL] = &aheadItem{out: o}
+		r.jobs.ahead.open++
 	}
-	mine, ready := r.ahead.decide(carried, claimed, 1)
+	mine, ready := r.jobs.ahead.decide(carried, claimed, 1)
 	if !mine[fresh.URL] || len(mine) != 1 {
 		t.Errorf("lines whose answer fetched ahead is taken: %v, want only %s", mine, fresh.URL)
 	}
-	if len(r.ahead.items) != 0 || len(ready) != 1 || r.ahead.open != 0 {
-		t.Errorf("after the pass: %d fetched ahead, %d ready, %d open; want 0, 1, 0", len(r.ahead.items), len(ready), r.ahead.open)
+	if len(r.jobs.ahead.items) != 0 || len(ready) != 1 || r.jobs.ahead.open != 0 {
+		t.Errorf("after the pass: %d fetched ahead, %d ready, %d open; want 0, 1, 0", len(r.jobs.ahead.items), len(ready), r.jobs.ahead.open)
 	}
 	for _, o := range ready {
 		r.take(o)
@@ -417,17 +458,19 @@ func TestAheadGoneReportedOnce(t *testing.T) {
 	}
 	carried := map[string]bool{fresh.URL: true, visited.URL: true, lost: true, late.URL: true}
 	for u := range carried {
-		r.ahead.items[u] = &aheadItem{}
-		r.ahead.open++
+		r.jobs.ahead.items[u] = &aheadItem{}
+		r.jobs.ahead.open++
 		if u != late.URL {
-			r.ahead.items[u].out = gone(u)
+			r.jobs.ahead.items[u].out = gone(u)
 		}
 	}
-	_, ready := r.ahead.decide(carried, []list.Entry{fresh, visited, late}, 1)
+	_, ready := r.jobs.ahead.decide(carried, []list.Entry{fresh, visited, late}, 1)
 	for _, o := range ready {
 		r.take(o)
 	}
-	r.received(gone(late.URL))
+	o := gone(late.URL)
+	o.take = r.jobs.found(o, -1, 1)
+	r.received(o)
 	var got []string
 	for _, a := range r.e.obs.archivals {
 		got = append(got, a.URL)
@@ -449,7 +492,7 @@ func TestAheadGoneReportedOnce(t *testing.T) {
 // 1,000-page chain a pass a page (4 times slower).
 func TestAdaptCountsLinksOnce(t *testing.T) {
 	r := testRun(t)
-	r.ahead.set(false)
+	r.jobs.ahead.set(false)
 	lines := 100
 	pass := func(added int, paths ...string) bool {
 		t.Helper()
@@ -460,7 +503,7 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 		lines += added
 		c.Stats.Added, c.Stats.Lines = added, lines
 		r.adapt(c)
-		return r.ahead.on
+		return r.jobs.ahead.on
 	}
 	every := []string{"/", "/forum/", "/site.css"}
 	pages := func(prefix string, n int) []string {
@@ -492,7 +535,7 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 	}
 	// A new list: its first pass carries the start URL alone.
 	r = testRun(t)
-	r.ahead.set(false)
+	r.jobs.ahead.set(false)
 	lines = 0
 	if !pass(1, "/") {
 		t.Fatal("fetching ahead off after the first pass of a first mirror")
@@ -594,7 +637,7 @@ func TestNoWakeAfterSpacing(t *testing.T) {
 	r := testRun(t)
 	now := time.Now()
 	r.lastPass, r.spacing = now.Add(-time.Second), time.Millisecond
-	r.queue = []job{{en: list.Entry{URL: "http://h/a", Level: 1}}}
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a", Level: 1}}})
 	r.inflight["http://h/a"] = false
 	if r.passDue(now) {
 		t.Fatal("pass due with a claimed line queued and nothing to record")
@@ -605,5 +648,23 @@ func TestNoWakeAfterSpacing(t *testing.T) {
 	r.lastPass = now
 	if at := r.wakeAt(now); !at.Equal(now.Add(time.Millisecond)) {
 		t.Errorf("within the spacing: wake at %v, want its end", at)
+	}
+}
+
+// A pass never carries a line fetched ahead without its link: a worker
+// registers the links it found and queues them for the next pass under one
+// lock, before the loop hears of its outcome. (When the loop queued them,
+// a pass built in between claimed nothing for such a line, lost it, and a
+// later claim fetched the page a second time.)
+func TestForPassCarriesLinks(t *testing.T) {
+	r := testRun(t)
+	o := &outcome{job: job{en: list.Entry{URL: "http://h/", Level: 0}}, adds: []list.Add{{URL: "http://h/x", Level: 1}}}
+	r.jobs.found(o, -1, 0) // the loop has not received o yet
+	adds, carried := r.jobs.forPass()
+	if !carried["http://h/x"] || len(adds) != 1 || adds[0].URL != "http://h/x" {
+		t.Errorf("pass carries %v with links %v; want /x with its link", carried, adds)
+	}
+	if adds, _ := r.jobs.forPass(); len(adds) != 0 {
+		t.Errorf("links carried twice: %v", adds)
 	}
 }

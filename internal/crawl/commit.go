@@ -25,6 +25,7 @@ type outcome struct {
 	epoch int64   // of the claim the result is recorded under
 	count Summary // what the fetch adds to the totals once taken
 	gone  bool    // the page was found gone just now: news once taken
+	take  bool    // the loop takes it on receipt (jobs.found)
 }
 
 // size returns the bytes of the copy o holds in memory.

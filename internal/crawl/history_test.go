@@ -324,12 +324,18 @@ func TestWorkersIdle(t *testing.T) {
 		t.Error("idle after a pass that sent claims (a refresh's pass)")
 	}
 	r.sent = 0
-	r.queue = append(r.queue, job{})
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a"}}})
 	if r.workersIdle() {
 		t.Error("idle with a job queued")
 	}
-	r.queue, r.running = nil, 1
+	if _, ok := r.jobs.take(); !ok {
+		t.Fatal("no job")
+	}
 	if r.workersIdle() {
-		t.Error("idle with a job running")
+		t.Error("idle with a job taken by a worker")
+	}
+	r.jobs.received()
+	if !r.workersIdle() {
+		t.Error("not idle once the job's outcome was received")
 	}
 }

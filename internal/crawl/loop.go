@@ -10,23 +10,21 @@ import (
 	"github.com/spider-mirror/spider/list"
 )
 
-// run is the state of one Run. The loop goroutine owns it alone: workers,
-// passes and group commits get their share of it on a channel and hand
-// the answer back on another (see the package doc).
+// run is the state of one Run. The loop goroutine owns it alone: passes
+// and group commits get their share of it on a channel and hand the answer
+// back on another; workers take their jobs from jobs and hand back each
+// outcome (see the package doc).
 type run struct {
 	e    *Engine
 	ctx  context.Context // the run's: done means stop claiming
 	hist *historian
 
 	inflight map[string]bool // claimed lines not yet recorded; true for those claimed as fetched ahead
-	queue    []job           // claimed lines waiting for a worker, in claim order
-	running  int             // jobs a worker holds
+	jobs     *jobs           // lines for the workers, and fetching ahead (shared with the workers)
 	ready    []*outcome      // taken outcomes waiting for a group commit
 	inCommit int             // outcomes the group commit under way holds
 	results  []list.Result   // committed, for the next pass
-	adds     []list.Add      // links for the next pass
 	history  []meta.Record   // records for the historian, handed over at the next pass
-	ahead    *ahead
 	sum      Summary
 	sent     int // claimed lines the last pass handed out
 
@@ -69,15 +67,20 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	// Fetches in flight outlive ctx by the stop grace (drain).
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetches()
-	// The fetch workers: each ends once the loop has closed work and its
-	// last outcome is taken; drain waits for them.
+	// The fetch workers: each ends once drain has closed the jobs and the
+	// loop has received its last outcome; Run waits for them.
 	var workers errgroup.Group
 	for range e.cfg.Concurrency {
 		workers.Go(func() error {
-			for j := range r.work {
-				r.outcomes <- e.process(fetchCtx, ctx, j)
+			for {
+				j, ok := r.jobs.take()
+				if !ok {
+					return nil
+				}
+				o := e.process(fetchCtx, ctx, j)
+				o.take = r.jobs.found(o, e.cfg.Profile.MaxLevel, e.lease.current())
+				r.outcomes <- o
 			}
-			return nil
 		})
 	}
 	// Heartbeats go on through the stop grace and the last pass: the
@@ -97,15 +100,14 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 func newRun(e *Engine, ctx context.Context) *run {
 	return &run{
 		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log),
-		inflight: map[string]bool{}, ahead: newAhead(e.cfg.Ahead, e.cfg.AheadBytes), first: true,
-		work: make(chan job), outcomes: make(chan *outcome, e.cfg.Concurrency),
+		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
+		outcomes: make(chan *outcome, e.cfg.Concurrency),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1),
 	}
 }
 
 // loop runs until the run is over: it starts passes and group commits when
-// they are due, hands jobs to free workers (claimed lines first, in claim
-// order, then lines fetched ahead) and takes every answer.
+// they are due and takes every answer.
 func (r *run) loop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -118,21 +120,13 @@ func (r *run) loop() {
 		if !r.committing && len(r.ready) > 0 {
 			r.startCommit()
 		}
-		var send chan<- job
-		next, ok := r.next()
-		if ok && !r.stopping {
-			send = r.work
-		}
 		var wake <-chan time.Time
 		if at := r.wakeAt(now); !at.IsZero() && !r.passing {
 			timer.Reset(max(at.Sub(now), 0))
 			wake = timer.C
 		}
 		select {
-		case send <- next:
-			r.dispatched()
 		case o := <-r.outcomes:
-			r.running--
 			r.received(o)
 		case p := <-r.passDone:
 			r.passing = false
@@ -148,36 +142,13 @@ func (r *run) loop() {
 	}
 }
 
-// next returns the job a free worker gets next: the first claimed line
-// waiting, else the line fetched ahead found last.
-func (r *run) next() (job, bool) {
-	if len(r.queue) > 0 {
-		return r.queue[0], true
-	}
-	return r.ahead.next()
-}
-
-// dispatched notes that a worker took the job next returned.
-func (r *run) dispatched() {
-	if len(r.queue) > 0 {
-		r.queue = r.queue[1:]
-	} else {
-		r.ahead.pop()
-	}
-	r.running++
-}
-
-// received takes a worker's outcome: its links go to the next pass (and
-// the new ones may be fetched ahead), its result to the group commit, or,
-// for a line fetched ahead whose claim is not decided yet, to the pass
+// received takes a worker's outcome (whose links the worker queued in
+// jobs): its result goes to the group commit; the outcome of a line
+// fetched ahead whose claim is not decided yet waits in jobs for the pass
 // that decides it.
 func (r *run) received(o *outcome) {
-	e := r.e
-	r.adds = append(r.adds, r.ahead.links(o.job.en, o.adds, e.cfg.Profile.MaxLevel, e.lease.current(), !r.stopping)...)
-	if o.job.ahead {
-		o = r.ahead.done(o)
-	}
-	if o != nil {
+	r.jobs.received()
+	if o.take {
 		r.take(o)
 	}
 }
@@ -218,9 +189,6 @@ func (r *run) committed(c committed) {
 	}
 }
 
-// queued returns how many jobs are waiting for a worker or held by one.
-func (r *run) queued() int { return len(r.queue) + r.running + len(r.ahead.stack) }
-
 // pending returns how many finished claimed lines wait for a pass.
 func (r *run) pending() int { return len(r.ready) + r.inCommit + len(r.results) }
 
@@ -228,7 +196,7 @@ func (r *run) pending() int { return len(r.ready) + r.inCommit + len(r.results) 
 // last pass gave them nothing: the end of a crawl, or a pause in it. A
 // refresh, whose passes wait for every claim to come back, has nothing
 // queued at each pass, but is idle only once a pass sends nothing.
-func (r *run) workersIdle() bool { return r.queued() == 0 && r.sent == 0 }
+func (r *run) workersIdle() bool { return r.jobs.state().queued == 0 && r.sent == 0 }
 
 func (r *run) publishProgress() {
 	s := r.sum
@@ -238,25 +206,22 @@ func (r *run) publishProgress() {
 
 // drain ends the fetching: claimed lines no worker took go back to the
 // pool, lines waiting to be fetched ahead are forgotten, and the fetches
-// in flight get the stop grace to finish before they are cancelled.
+// in flight get the stop grace to finish before they are cancelled. The
+// workers end once they find the jobs closed.
 func (r *run) drain(cancelFetches func()) {
 	e := r.e
 	r.stopping = true
 	if r.ctx.Err() != nil && len(r.inflight) > 0 {
 		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(r.inflight), "at_most", e.cfg.StopGrace)
 	}
-	for _, j := range r.queue {
+	for _, j := range r.jobs.close() {
 		r.take(&outcome{job: j, res: list.Result{URL: j.en.URL}, epoch: j.epoch}) // State 0: handed back
 	}
-	r.queue = nil
-	r.ahead.drain()
-	close(r.work)
 	grace := time.NewTimer(e.cfg.StopGrace)
 	defer grace.Stop()
-	for r.running > 0 {
+	for r.jobs.inWork() > 0 {
 		select {
 		case o := <-r.outcomes:
-			r.running--
 			r.received(o)
 		case c := <-r.commitDone:
 			r.committed(c)

@@ -37,22 +37,22 @@ func (r *run) passDue(now time.Time) bool {
 	if !r.idleUntil.IsZero() {
 		return !now.Before(r.idleUntil)
 	}
-	p := len(r.results)
-	if len(r.inflight) == 0 && r.queued() == 0 && len(r.ahead.items) == 0 && r.pending() == 0 {
+	p, q := len(r.results), r.jobs.state()
+	if len(r.inflight) == 0 && q.queued == 0 && q.items == 0 && r.pending() == 0 {
 		return true
 	}
 	if p > 0 && now.Sub(r.lastPass) >= r.e.cfg.Flush {
 		return true
 	}
-	if !r.ahead.on {
+	if !q.ahead {
 		return p > 0 && p >= len(r.inflight)
 	}
 	// Spacing leaves the workers the machine while they fetch; once they
 	// have nothing left to fetch, they wait for this pass.
-	if now.Sub(r.lastPass) < r.spacing && r.queued() > 0 {
+	if now.Sub(r.lastPass) < r.spacing && q.queued > 0 {
 		return false
 	}
-	return p > 0 || r.ahead.open > 0
+	return p > 0 || q.open > 0
 }
 
 // wakeAt returns when passDue may become true with no other event: the end
@@ -64,7 +64,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 		return r.idleUntil
 	}
 	var at time.Time
-	if spaced := r.lastPass.Add(r.spacing); r.ahead.on && r.queued() > 0 && spaced.After(now) {
+	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); q.ahead && q.queued > 0 && spaced.After(now) {
 		at = spaced
 	}
 	if len(r.results) > 0 {
@@ -106,11 +106,12 @@ func (e *Engine) runPass(ctx context.Context, c *list.Cycle, carried map[string]
 func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	e := r.e
 	now := e.cfg.Now()
+	adds, carried := r.jobs.forPass()
 	c := &list.Cycle{
 		Spider: e.cfg.Spider, Now: now, Started: e.progress.started, Lease: e.cfg.Lease,
-		Add: r.adds, Results: r.results, ReleaseOwn: r.first,
+		Add: adds, Results: r.results, ReleaseOwn: r.first,
 	}
-	r.adds, r.results = nil, nil
+	r.results = nil
 	if r.first {
 		for _, s := range e.cfg.Starts {
 			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
@@ -128,7 +129,6 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		}
 	}
 	want := e.cfg.Profile.Batch - usual
-	carried := r.ahead.carry()
 	skip := e.retry.skip(now)
 	switch {
 	case len(carried) > 0:
@@ -175,22 +175,22 @@ func (r *run) afterPass(p passResult) {
 	}
 	r.adapt(c) // before the claims go out: their links follow the new setting
 	epoch := e.lease.current()
-	mine, ready := r.ahead.decide(p.carried, c.Claimed, epoch)
+	mine, ready := r.jobs.decide(p.carried, c.Claimed, epoch)
 	for _, o := range ready {
 		r.take(o)
 	}
-	r.sent = 0
+	var js []job
 	for _, en := range c.Claimed {
 		if en.Level == 0 {
 			e.widenScope(en.URL) // a start URL seeded while running
 		}
 		r.inflight[en.URL] = mine[en.URL]
 		if !mine[en.URL] {
-			r.adds = append(r.adds, r.ahead.claimed(en)...)
-			r.queue = append(r.queue, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
-			r.sent++
+			js = append(js, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
 		}
 	}
+	r.sent = len(js)
+	r.jobs.addClaimed(js)
 	e.follow.newPass()
 	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
@@ -199,7 +199,7 @@ func (r *run) afterPass(p passResult) {
 		r.over = true
 		return
 	}
-	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && len(r.ahead.items) == 0 {
+	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 {
 		if e.cfg.UntilIdle {
 			r.over = true
 			return
@@ -227,7 +227,7 @@ func (r *run) idleWait(c *list.Cycle) time.Duration {
 
 // requeue puts a failed pass's inputs back for the next attempt.
 func (r *run) requeue(c *list.Cycle) {
-	r.adds = append(c.Add, r.adds...)
+	r.jobs.putBack(c.Add)
 	r.results = append(c.Results, r.results...)
 }
 

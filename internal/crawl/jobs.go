@@ -1,0 +1,162 @@
+package crawl
+
+import (
+	"sync"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// jobs hands the fetch workers their lines and holds the state of fetching
+// ahead (ahead.go). The loop adds the lines each pass claims and decides
+// the claims of lines fetched ahead; each worker takes its next job itself
+// and registers the links it found, so the chain of pages that makes a
+// site deep goes from one fetch to the next without a round trip through
+// the loop. A worker gets the lines a pass claimed first, in claim order,
+// then the line fetched ahead found last: fetching ahead never holds back
+// a claimed line. One mutex guards it all, held only inside these methods,
+// never while waiting for anything but the next job.
+type jobs struct {
+	mu      sync.Mutex
+	more    *sync.Cond // a job was added, or the jobs were closed
+	claimed []job      // lines a pass claimed, in claim order
+	ahead   *ahead
+	adds    []list.Add // links for the next pass
+	working int        // jobs a worker took whose outcome the loop has not received
+	closed  bool       // the run is stopping: no more jobs
+}
+
+func newJobs(a *ahead) *jobs {
+	q := &jobs{ahead: a}
+	q.more = sync.NewCond(&q.mu)
+	return q
+}
+
+// take returns the next job, waiting for one; false once the jobs are
+// closed. The job's line takes the level fetching ahead knows for it now,
+// which may be lower than when it was claimed or found (levels.go).
+func (q *jobs) take() (job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if q.closed {
+			return job{}, false
+		}
+		j, ok := job{}, false
+		if len(q.claimed) > 0 {
+			j, ok = q.claimed[0], true
+			q.claimed = q.claimed[1:]
+		} else {
+			j, ok = q.ahead.pop()
+		}
+		if ok {
+			j.en.Level = q.ahead.level(j.en)
+			q.working++
+			return j, true
+		}
+		q.more.Wait()
+	}
+}
+
+// found registers the links of a worker's outcome with fetching ahead
+// (which may fetch the new ones ahead, claimed in epoch) and queues those
+// the next pass must carry: under one lock, so that a pass never carries
+// a line fetched ahead without its link (forPass). It reports whether the
+// loop takes the outcome now: always for a claimed line; for a line
+// fetched ahead, only once a pass claimed it (ahead.done).
+func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	before := len(q.ahead.stack)
+	q.adds = append(q.adds, q.ahead.links(o.job.en, o.adds, maxLevel, epoch, !q.closed)...)
+	o.adds = nil
+	if n := len(q.ahead.stack) - before; n == 1 {
+		q.more.Signal()
+	} else if n > 1 {
+		q.more.Broadcast()
+	}
+	if !o.job.ahead {
+		return true
+	}
+	return q.ahead.done(o) != nil
+}
+
+// received notes that the loop received the outcome of a job taken.
+func (q *jobs) received() {
+	q.mu.Lock()
+	q.working--
+	q.mu.Unlock()
+}
+
+// addClaimed queues the lines a pass claimed the usual way, and the lines
+// that moved up with them (ahead.claimed) for the next pass.
+func (q *jobs) addClaimed(js []job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, j := range js {
+		q.adds = append(q.adds, q.ahead.claimed(j.en)...)
+	}
+	q.claimed = append(q.claimed, js...)
+	q.more.Broadcast()
+}
+
+// forPass returns the links the next pass carries and the lines fetched
+// ahead whose claim it decides (ahead.carry): each such line's link is in
+// the list already or among these links.
+func (q *jobs) forPass() ([]list.Add, map[string]bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	adds := q.adds
+	q.adds = nil
+	return adds, q.ahead.carry()
+}
+
+// putBack returns the links of a pass that failed, for the next one.
+func (q *jobs) putBack(adds []list.Add) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.adds = append(adds, q.adds...)
+}
+
+// decide applies a pass's claims to the lines fetched ahead it carried
+// (ahead.decide).
+func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ahead.decide(carried, claimed, epoch)
+}
+
+// jobsState is what the loop needs to know of the jobs to decide on a pass.
+type jobsState struct {
+	queued int  // jobs waiting for a worker or held by one
+	items  int  // lines fetched ahead not handed on yet
+	open   int  // lines fetched ahead whose claim no pass decided
+	ahead  bool // fetching ahead is on
+}
+
+func (q *jobs) state() jobsState {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	a := q.ahead
+	return jobsState{queued: len(q.claimed) + len(a.stack) + q.working, items: len(a.items), open: a.open, ahead: a.on}
+}
+
+// close ends the handing out: it returns the claimed lines no worker took,
+// forgets the lines waiting to be fetched ahead, and wakes every worker
+// waiting in take.
+func (q *jobs) close() []job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	left := q.claimed
+	q.claimed, q.closed = nil, true
+	q.ahead.drain()
+	q.more.Broadcast()
+	return left
+}
+
+// inWork returns how many jobs workers hold whose outcome the loop has not
+// received.
+func (q *jobs) inWork() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.working
+}
