@@ -227,12 +227,14 @@ func TestClaimedLinesGoFirst(t *testing.T) {
 	}
 }
 
-// A worker waiting for a job wakes when a pass adds claimed lines, when a
-// fellow worker finds links to fetch ahead, and when the jobs are closed.
+// Workers waiting for a job wake one at a time while jobs remain: a pass's
+// claimed lines wake one, which wakes the next; the worker that found
+// links takes the last found itself, and wakes one for the rest; closing
+// wakes them all.
 func TestTakeWaits(t *testing.T) {
 	r := testRun(t)
 	got := make(chan string)
-	for range 3 {
+	for range 4 {
 		go func() {
 			j, ok := r.jobs.take()
 			if !ok {
@@ -242,20 +244,26 @@ func TestTakeWaits(t *testing.T) {
 			got <- strings.TrimPrefix(j.en.URL, "http://h")
 		}()
 	}
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/claimed", Level: 1}}})
-	if g := <-got; g != "/claimed" {
-		t.Errorf("first woken with %q, want /claimed", g)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/c1", Level: 1}}, {en: list.Entry{URL: "http://h/c2", Level: 1}}})
+	claimed := []string{<-got, <-got}
+	slices.Sort(claimed)
+	if !slices.Equal(claimed, []string{"/c1", "/c2"}) {
+		t.Errorf("woken with %q, want /c1 and /c2", claimed)
 	}
-	o := &outcome{job: job{en: list.Entry{URL: "http://h/claimed", Level: 1}}, adds: []list.Add{{URL: "http://h/new", Level: 2}}}
-	if !r.jobs.found(o, -1, 0) || len(r.jobs.adds) != 1 {
+	// The worker that fetched /c1 found two links: it takes the last itself.
+	o := &outcome{job: job{en: list.Entry{URL: "http://h/c1", Level: 1}}, adds: []list.Add{{URL: "http://h/n1", Level: 2}, {URL: "http://h/n2", Level: 2}}}
+	if !r.jobs.found(o, -1, 0) || len(r.jobs.adds) != 2 {
 		t.Fatalf("claimed line's outcome: take false or links %v", r.jobs.adds)
 	}
-	if g := <-got; g != "/new" {
-		t.Errorf("second woken with %q, want /new (fetched ahead)", g)
+	if j, ok := r.jobs.take(); !ok || j.en.URL != "http://h/n2" {
+		t.Fatalf("the finding worker took %v, %v; want /n2, the link found last", j.en.URL, ok)
+	}
+	if g := <-got; g != "/n1" {
+		t.Errorf("a waiting worker woken with %q, want /n1", g)
 	}
 	r.jobs.close()
 	if g := <-got; g != "closed" {
-		t.Errorf("third woken with %q, want closed", g)
+		t.Errorf("the last worker woken with %q, want closed", g)
 	}
 }
 

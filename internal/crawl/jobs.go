@@ -11,10 +11,13 @@ import (
 // the claims of lines fetched ahead; each worker takes its next job itself
 // and registers the links it found, so the chain of pages that makes a
 // site deep goes from one fetch to the next without a round trip through
-// the loop. A worker gets the lines a pass claimed first, in claim order,
-// then the line fetched ahead found last: fetching ahead never holds back
-// a claimed line. One mutex guards it all, held only inside these methods,
-// never while waiting for anything but the next job.
+// the loop: the worker that found the next page of a chain fetches it, and
+// the workers waiting are woken one at a time, each by the one before,
+// while jobs remain, so the page's other links follow it rather than
+// compete with it. A worker gets the lines a pass claimed first, in claim
+// order, then the line fetched ahead found last: fetching ahead never holds
+// back a claimed line. One mutex guards it all, held only inside these
+// methods, never while waiting for anything but the next job.
 type jobs struct {
 	mu      sync.Mutex
 	more    *sync.Cond // a job was added, or the jobs were closed
@@ -32,8 +35,9 @@ func newJobs(a *ahead) *jobs {
 }
 
 // take returns the next job, waiting for one; false once the jobs are
-// closed. The job's line takes the level fetching ahead knows for it now,
-// which may be lower than when it was claimed or found (levels.go).
+// closed. It wakes one more waiting worker if jobs remain. The job's line
+// takes the level fetching ahead knows for it now, which may be lower than
+// when it was claimed or found (levels.go).
 func (q *jobs) take() (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -51,6 +55,9 @@ func (q *jobs) take() (job, bool) {
 		if ok {
 			j.en.Level = q.ahead.level(j.en)
 			q.working++
+			if len(q.claimed) > 0 || len(q.ahead.stack) > 0 {
+				q.more.Signal()
+			}
 			return j, true
 		}
 		q.more.Wait()
@@ -62,18 +69,13 @@ func (q *jobs) take() (job, bool) {
 // the next pass must carry: under one lock, so that a pass never carries
 // a line fetched ahead without its link (forPass). It reports whether the
 // loop takes the outcome now: always for a claimed line; for a line
-// fetched ahead, only once a pass claimed it (ahead.done).
+// fetched ahead, only once a pass claimed it (ahead.done). It wakes no
+// one: the worker calls take next, which does.
 func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	before := len(q.ahead.stack)
 	q.adds = append(q.adds, q.ahead.links(o.job.en, o.adds, maxLevel, epoch, !q.closed)...)
 	o.adds = nil
-	if n := len(q.ahead.stack) - before; n == 1 {
-		q.more.Signal()
-	} else if n > 1 {
-		q.more.Broadcast()
-	}
 	if !o.job.ahead {
 		return true
 	}
@@ -96,7 +98,9 @@ func (q *jobs) addClaimed(js []job) {
 		q.adds = append(q.adds, q.ahead.claimed(j.en)...)
 	}
 	q.claimed = append(q.claimed, js...)
-	q.more.Broadcast()
+	if len(js) > 0 {
+		q.more.Signal() // who takes one wakes the next
+	}
 }
 
 // forPass returns the links the next pass carries and the lines fetched
