@@ -121,13 +121,16 @@ func (r *run) loop() {
 			r.startCommit()
 		}
 		var wake <-chan time.Time
-		if at := r.wakeAt(now); !at.IsZero() && !r.passing {
-			timer.Reset(max(at.Sub(now), 0))
-			wake = timer.C
+		if !r.passing {
+			if at := r.wakeAt(now); !at.IsZero() {
+				timer.Reset(max(at.Sub(now), 0))
+				wake = timer.C
+			}
 		}
 		select {
 		case o := <-r.outcomes:
 			r.received(o)
+			r.receiveWaiting()
 		case p := <-r.passDone:
 			r.passing = false
 			r.afterPass(p)
@@ -150,6 +153,19 @@ func (r *run) received(o *outcome) {
 	r.jobs.received()
 	if o.take {
 		r.take(o)
+	}
+}
+
+// receiveWaiting takes the outcomes already waiting, so that a burst of
+// them costs one turn of the loop.
+func (r *run) receiveWaiting() {
+	for {
+		select {
+		case o := <-r.outcomes:
+			r.received(o)
+		default:
+			return
+		}
 	}
 }
 

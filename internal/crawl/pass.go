@@ -194,7 +194,7 @@ func (r *run) afterPass(p passResult) {
 	e.follow.newPass()
 	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
-		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec)
+		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec, "to_fetch", r.sent)
 	if r.ctx.Err() != nil || e.cfg.MaxCycles > 0 && r.sum.Cycles >= e.cfg.MaxCycles {
 		r.over = true
 		return
