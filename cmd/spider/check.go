@@ -8,10 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -163,12 +165,21 @@ func unreferenced(mirrorDir string, seed maphash.Seed, referenced map[uint64]str
 		if errors.Is(err, fs.ErrNotExist) && p == mirrorDir {
 			return filepath.SkipDir // no mirror yet
 		}
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".spider-tmp#") {
+		if err != nil || strings.HasPrefix(d.Name(), ".spider-tmp#") {
 			return err
 		}
 		rel, err := filepath.Rel(mirrorDir, p)
 		if err != nil {
 			return err
+		}
+		if ownFile(filepath.ToSlash(rel)) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
 		}
 		if _, ok := referenced[maphash.String(seed, filepath.ToSlash(rel))]; !ok {
 			if n++; first == "" {
@@ -178,6 +189,18 @@ func unreferenced(mirrorDir string, seed maphash.Seed, referenced map[uint64]str
 		return nil
 	})
 	return n, first, err
+}
+
+// ownFile reports whether rel names one of the mirror's own files at its
+// root, which no line names: the index pages and the .spider directory
+// (internal/mirrorindex). A host directory never takes those names
+// (mirror.Path).
+func ownFile(rel string) bool {
+	switch rel {
+	case mirrorindex.IndexPage, mirrorindex.RecentPage, mirrorindex.ArchivePage, path.Dir(mirrorindex.EventsFile):
+		return true
+	}
+	return false
 }
 
 // runningSpiders reports, for each spider that ever ran on the list,

@@ -80,12 +80,21 @@ func TestListCheck(t *testing.T) {
 		{"missing copy", header + "h/missing.html - 0 downloaded 2026-11-21T20:00:00Z http://h/m\n", 1, "PROBLEM 1 copies named by the list but missing from the mirror"},
 		{"malformed", header + "- - 0 found - http://h/a\nnot a line\n", 1, "spider.list:3: malformed line"},
 		{"stray file", header + "- - 0 found - http://h/b\n", 1, "PROBLEM 1 files in the mirror that no line names (left alone: delete them if unwanted) (first: h/a.html)"},
+		{"own name below a host", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/a\n", 1, "PROBLEM 1 files in the mirror that no line names (left alone: delete them if unwanted) (first: h/index.html)"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "spider.list"), []byte(tt.list), 0o644)
 		os.MkdirAll(filepath.Join(dir, "mirror", "h"), 0o755)
 		os.WriteFile(filepath.Join(dir, "mirror", "h", "a.html"), []byte("copy"), 0o644)
+		if tt.name == "own name below a host" {
+			os.WriteFile(filepath.Join(dir, "mirror", "h", "index.html"), []byte("stray"), 0o644)
+		}
+		// The mirror's own files, which no line names: not strays.
+		os.MkdirAll(filepath.Join(dir, "mirror", ".spider"), 0o755)
+		for _, own := range []string{"index.html", "recent.html", "archive.html", ".spider/events.jsonl", ".spider/state.json", ".spider/lock"} {
+			os.WriteFile(filepath.Join(dir, "mirror", filepath.FromSlash(own)), []byte("own"), 0o644)
+		}
 		code, out, stderr := runCLI(t, dir, "list", "check")
 		if code != tt.code || !strings.Contains(out+stderr, tt.want) {
 			t.Errorf("%s: exit %d, want %d; output:\n%s%s", tt.name, code, tt.code, out, stderr)
