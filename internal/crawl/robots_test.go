@@ -82,3 +82,30 @@ func TestRobotsStatus(t *testing.T) {
 			a, v.file(t, a.File), v.hits("/a")-before)
 	}
 }
+
+// Links a page asks robots not to follow (its <meta name="robots"> says
+// nofollow, or the link has rel="nofollow") are not followed, as wget does
+// (MediaWiki marks its edit forms and special pages so); what such a page
+// needs to display still is. With robots.txt ignored, they are followed.
+func TestNofollowObeyed(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		v := newEnv(t)
+		v.site.set("/", 200, `<a href="/machinery">edit</a> <a href="/ad" rel="nofollow">ad</a> <a href="/article">article</a>`)
+		v.site.set("/machinery", 200, `<html><head><meta name="robots" content="noindex,nofollow"><link rel="stylesheet" href="/m.css"></head>`+
+			`<body><a href="/machinery/deeper">more machinery</a></body></html>`)
+		v.site.set("/m.css", 200, "body{}")
+		v.site.set("/machinery/deeper", 200, "deeper")
+		v.site.set("/ad", 200, "ad")
+		v.site.set("/article", 200, "article")
+		v.cfg = func(c *Config) { c.IgnoreRobots = ignore }
+		v.crawl(t, time.Hour)
+		for path, want := range map[string]int{"/machinery": 1, "/m.css": 1, "/article": 1, "/machinery/deeper": 0, "/ad": 0} {
+			if ignore && want == 0 {
+				want = 1
+			}
+			if n := v.hits(path); n != want {
+				t.Errorf("robots ignored %v: %s requested %d times, want %d", ignore, path, n, want)
+			}
+		}
+	}
+}

@@ -98,10 +98,17 @@ func (f *follower) newPass() {
 }
 
 // follows reports whether link l found on the page of line en is added to
-// the list: it passes the limits and scope rules, and its host's budget of
-// links per pass (Config.MaxNewPerHost) is not spent.
+// the list: the page does not ask robots not to follow it (rel="nofollow",
+// or its <meta name="robots">: obeyed as wget does, unless robots.txt is
+// ignored too; what the page needs to display is fetched all the same), it
+// passes the limits and scope rules, and its host's budget of links per
+// pass (Config.MaxNewPerHost) is not spent.
 func (e *Engine) follows(en list.Entry, l extract.Link) bool {
 	if en.Level >= list.MaxLevel {
+		return false
+	}
+	if l.Nofollow && !e.cfg.IgnoreRobots && !isRequisite(l.Kind) {
+		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "nofollow")
 		return false
 	}
 	ok, why := e.follow.rules.FollowIn(e.scope.has(en.URL), e.scope.has(l.URL),

@@ -46,7 +46,7 @@ func (c *collector) css(tag string, b []byte) {
 		if u.Import {
 			kind = Style
 		}
-		c.add(htmlurl.CSSUnescape(b[u.Start:u.End]), kind, tag, attr)
+		c.add(htmlurl.CSSUnescape(b[u.Start:u.End]), kind, tag, attr, false)
 	}
 }
 

@@ -34,6 +34,44 @@ type collector struct {
 	seen    map[string]bool
 	links   []Link
 	resolve func(ref string) (string, bool) // if set, resolves a reference against base (Collector.Resolve)
+
+	nofollow   bool            // <meta name="robots"> says nofollow: every link is
+	nofollowed map[string]bool // links so far only seen with rel="nofollow"
+}
+
+// result returns the links found, each marked Nofollow if the page's
+// <meta name="robots"> says so.
+func (c *collector) result() []Link {
+	if c.nofollow {
+		for i := range c.links {
+			c.links[i].Nofollow = true
+		}
+	}
+	return c.links
+}
+
+// robotsNofollow reports whether a robots meta tag's content forbids
+// following the page's links: "nofollow" or "none" among its
+// comma-separated directives, in any letter case.
+func robotsNofollow(content string) bool {
+	for d := range strings.SplitSeq(content, ",") {
+		switch strings.ToLower(strings.TrimSpace(d)) {
+		case "nofollow", "none":
+			return true
+		}
+	}
+	return false
+}
+
+// relNofollow reports whether a rel attribute's space-separated tokens
+// include "nofollow".
+func relNofollow(rel string) bool {
+	for _, t := range strings.Fields(rel) {
+		if strings.EqualFold(t, "nofollow") {
+			return true
+		}
+	}
+	return false
 }
 
 // element records the links of one element.
@@ -42,6 +80,10 @@ func (c *collector) element(tag string, attrs []html.Attribute) {
 		v, _ := attr(attrs, key)
 		return v
 	}
+	if tag == "meta" && strings.EqualFold(strings.TrimSpace(get("name")), "robots") && robotsNofollow(get("content")) {
+		c.nofollow = true
+	}
+	nofollow := (tag == "a" || tag == "area") && relNofollow(get("rel"))
 	for _, r := range htmlurl.RulesFor(tag) {
 		v, ok := attr(attrs, r.Attr)
 		if !ok {
@@ -52,17 +94,20 @@ func (c *collector) element(tag string, attrs []html.Attribute) {
 			continue
 		}
 		if r.Whole() {
-			c.add(v, kind, tag, r.Attr) // Spans(v) is all of v
+			c.add(v, kind, tag, r.Attr, nofollow) // Spans(v) is all of v
 			continue
 		}
 		for _, sp := range r.Spans(v) {
-			c.add(v[sp.Start:sp.End], kind, tag, r.Attr)
+			c.add(v[sp.Start:sp.End], kind, tag, r.Attr, nofollow)
 		}
 	}
 	c.styleAttr(tag, func(k string) (string, bool) { return attr(attrs, k) })
 }
 
-func (c *collector) add(ref string, kind Kind, tag, attrName string) {
+// add records the link ref; nofollow says its element has rel="nofollow".
+// A link found again keeps its first place; it is Nofollow only while
+// every occurrence is.
+func (c *collector) add(ref string, kind Kind, tag, attrName string, nofollow bool) {
 	if len(c.links) >= MaxLinks {
 		return
 	}
@@ -79,10 +124,24 @@ func (c *collector) add(ref string, kind Kind, tag, attrName string) {
 		}
 	}
 	if c.seen[u] {
+		if !nofollow && c.nofollowed[u] {
+			delete(c.nofollowed, u)
+			for i := range c.links {
+				if c.links[i].URL == u {
+					c.links[i].Nofollow = false
+				}
+			}
+		}
 		return
 	}
 	c.seen[u] = true
-	c.links = append(c.links, Link{URL: u, Kind: kind, Tag: tag, Attr: attrName})
+	if nofollow {
+		if c.nofollowed == nil {
+			c.nofollowed = map[string]bool{}
+		}
+		c.nofollowed[u] = true
+	}
+	c.links = append(c.links, Link{URL: u, Kind: kind, Tag: tag, Attr: attrName, Nofollow: nofollow})
 }
 
 // setBase sets the document base URL from a <base href>; an href that does

@@ -62,6 +62,11 @@ type Link struct {
 	Kind Kind
 	Tag  string // lower-case element name, e.g. "img"
 	Attr string // attribute the URL came from, e.g. "srcset"
+	// Nofollow says the page asks robots not to follow the link: every
+	// occurrence of it is in an <a> or <area> with rel="nofollow", or the
+	// page has <meta name="robots" content="nofollow"> (or "none"). What
+	// to do about it is the caller's policy.
+	Nofollow bool
 }
 
 // HTML parses an HTML document served at base (a URL, canonicalised with
@@ -96,9 +101,11 @@ func HTML(base string, contentType string, body []byte) ([]Link, error) {
 	if err != nil {
 		// The parser refuses pages nested deeper than 512 open elements
 		// (unclosed <div>s, <font>s): fall back to the tokenizer.
-		return c.tokens(text), nil
+		c.tokens(text)
+		return c.result(), nil
 	}
-	return c.tree(root), nil
+	c.tree(root)
+	return c.result(), nil
 }
 
 // decode returns body, in the encoding enc named name, decoded to UTF-8:

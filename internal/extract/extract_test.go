@@ -195,3 +195,41 @@ func TestDeepNesting(t *testing.T) {
 			"requisite img[src] http://example.com/b/ns.gif\n"+
 			"requisite script[src] http://example.com/b/s.js\n")
 }
+
+// A page's <meta name="robots"> with nofollow (or none) marks every link
+// Nofollow; rel="nofollow" marks the links of its own <a> or <area>, as long
+// as no other occurrence of the link lacks it; noindex alone, another
+// meta name or another rel marks nothing. Both the tree and the one-pass
+// readers agree (a <table> sends the page to the tree).
+func TestNofollow(t *testing.T) {
+	for _, table := range []string{"", "<table><tr><td>x</td></tr></table>"} {
+		for _, tt := range []struct {
+			name, page string
+			want       map[string]bool // URL path -> Nofollow
+		}{
+			{"meta nofollow", `<meta name="robots" content="noindex,nofollow"><a href="/a">a</a><img src="/i.png">`, map[string]bool{"/a": true, "/i.png": true}},
+			{"meta none", `<META NAME="Robots" CONTENT=" NONE "><a href="/a">a</a>`, map[string]bool{"/a": true}},
+			{"meta noindex only", `<meta name="robots" content="noindex"><a href="/a">a</a>`, map[string]bool{"/a": false}},
+			{"other meta", `<meta name="googlebot" content="nofollow"><a href="/a">a</a>`, map[string]bool{"/a": false}},
+			{"rel nofollow", `<a href="/a" rel="noopener NoFollow">a</a><a href="/b">b</a>`, map[string]bool{"/a": true, "/b": false}},
+			{"rel other", `<a href="/a" rel="next">a</a>`, map[string]bool{"/a": false}},
+			{"nofollow then plain", `<a href="/a" rel="nofollow">a</a><a href="/a">a again</a>`, map[string]bool{"/a": false}},
+			{"plain then nofollow", `<a href="/a">a</a><a href="/a" rel="nofollow">a again</a>`, map[string]bool{"/a": false}},
+			{"area", `<map><area href="/m" rel="nofollow"></map>`, map[string]bool{"/m": true}},
+		} {
+			links, err := HTML("http://h/", "text/html; charset=utf-8", []byte("<html><head>"+tt.page+"</head><body>"+table+"</body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, l := range links {
+				got[strings.TrimPrefix(l.URL, "http://h")] = l.Nofollow
+			}
+			for p, want := range tt.want {
+				if nf, ok := got[p]; !ok || nf != want {
+					t.Errorf("%s (table %v): %s found %v, nofollow %v; want nofollow %v", tt.name, table != "", p, ok, nf, want)
+				}
+			}
+		}
+	}
+}

@@ -107,7 +107,7 @@ func (c *Collector) Abandon() { c.simple = false }
 func (c *Collector) Simple() bool { return c.simple }
 
 // Links returns the links found so far, at most MaxLinks.
-func (c *Collector) Links() []Link { return c.c.links }
+func (c *Collector) Links() []Link { return c.c.result() }
 
 // mayMove reports whether the tree builder may move the links of a <body>,
 // <head> or <html> tag with attrs: it merges the attributes of every such
