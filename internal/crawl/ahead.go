@@ -12,13 +12,14 @@ import (
 // spider finds are mostly new to the list, it fetches them at once, before
 // any pass has claimed them, and the next pass claims them first.
 //
-// The contract, which the loop (loop.go) keeps by being the only user:
+// ahead is not safe for concurrent use: jobs (jobs.go) holds it under its
+// lock, for the loop and the workers. The contract:
 //
 //   - links registers the new links of a fetched page and stacks a job for
 //     each one it fetches ahead (pop takes the last found first, so the
 //     chain that makes a site deep is fetched before the pages it fans out
-//     to); the loop hands those jobs to workers only when no claimed line
-//     waits, so fetching ahead never holds back the level order;
+//     to); jobs hands those to workers only when no claimed line waits, so
+//     fetching ahead never holds back the level order;
 //   - a copy fetched ahead is never written before a pass claims its line:
 //     done holds it until decide says whether the pass claimed the line
 //     (the copy goes to the group commit) or not (another spider holds it,
@@ -146,15 +147,21 @@ func (a *ahead) level(en list.Entry) int {
 
 // pop returns the job found last among those waiting, if any.
 func (a *ahead) pop() (job, bool) {
-	if len(a.stack) == 0 {
-		return job{}, false
+	for len(a.stack) > 0 {
+		j := a.stack[len(a.stack)-1]
+		a.stack = a.stack[:len(a.stack)-1]
+		if it := a.items[j.en.URL]; it != nil && it.state == lost {
+			delete(a.items, j.en.URL) // another spider's, or visited: not worth a request
+			continue
+		}
+		return j, true
 	}
-	j := a.stack[len(a.stack)-1]
-	a.stack = a.stack[:len(a.stack)-1]
-	return j, true
+	return job{}, false
 }
 
-// drain forgets the jobs no worker has taken (the spider is stopping).
+// drain forgets the jobs no worker has taken (the spider is stopping). A
+// line among them that a pass claimed stays in flight without a result;
+// the run's last pass hands it back with every other claim of the spider.
 func (a *ahead) drain() {
 	for _, j := range a.stack {
 		if it := a.items[j.en.URL]; it != nil && it.state == undecided {
@@ -293,9 +300,10 @@ func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
 // URLs alone); once on, it stays on for fewer.
 //
 // It turns fetching ahead off (or leaves it as it is) itself, and returns
-// true where it is to be turned on: the caller first reads the list's
+// turnOn where it is to be turned on: the caller first reads the list's
 // visited lines (known.go), which fetching ahead then leaves alone.
-func (a *ahead) adapt(adds []list.Add, added, lines int) (turnOn bool) {
+// decided is false for a pass that carried nothing new to the run.
+func (a *ahead) adapt(adds []list.Add, added, lines int) (turnOn, decided bool) {
 	fresh := 0
 	for _, l := range adds {
 		if !a.recent.seen(l.URL) {
@@ -303,41 +311,83 @@ func (a *ahead) adapt(adds []list.Add, added, lines int) (turnOn bool) {
 		}
 	}
 	if fresh == 0 {
-		return false
+		return false, false
 	}
 	on := 2*added >= fresh
 	if !on || a.on || a.max <= 0 {
 		a.set(on)
-		return false
+		return false, true
 	}
-	return fresh >= minFresh || lines == added
+	return fresh >= minFresh || lines == added, true
 }
 
 // minFresh is how many links new to the run a pass must carry for adapt to
 // turn fetching ahead on (but in a list empty before the pass).
 const minFresh = 8
 
-// adapt applies ahead.adapt to what a pass carried, reading the list's
-// visited lines without the lock before it turns fetching ahead on.
+// adapt applies ahead.adapt to what a pass carried. Before it turns
+// fetching ahead on, the list's visited lines are read on a goroutine of
+// its own, owned by the loop, which ends by sending them (filled): the
+// workers go on meanwhile.
 func (r *run) adapt(c *list.Cycle) {
 	q := r.jobs
 	q.mu.Lock()
 	was := q.ahead.on
-	turnOn := q.ahead.adapt(c.Add, c.Stats.Added, c.Stats.Lines)
+	turnOn, decided := q.ahead.adapt(c.Add, c.Stats.Added, c.Stats.Lines)
 	now := q.ahead.on
 	q.mu.Unlock()
-	if turnOn {
-		var k knownLines
-		if err := k.fill(r.ctx, r.e.list); err != nil && r.ctx.Err() == nil {
-			r.e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", err)
-		}
-		q.mu.Lock()
-		q.ahead.known = k
-		q.ahead.set(true)
-		now = q.ahead.on
-		q.mu.Unlock()
-	}
 	if now != was {
 		r.e.log.Debug("fetching ahead", "on", now)
+	}
+	if decided {
+		r.fillWanted = turnOn // a pass since the read began may have changed its mind
+	}
+	if !turnOn || r.filling {
+		return
+	}
+	if c.Stats.Lines == c.Stats.Added {
+		// The list held nothing before this pass: no visited line to read.
+		q.mu.Lock()
+		q.ahead.set(true)
+		q.mu.Unlock()
+		r.e.log.Debug("fetching ahead", "on", true)
+		return
+	}
+	r.filling, r.claimedMeanwhile = true, nil
+	ctx, l := r.ctx, r.e.list
+	go func() {
+		var f knownFill
+		f.err = f.k.fill(ctx, l)
+		r.knownDone <- f
+	}()
+}
+
+// knownFill is the list's visited lines, read for fetching ahead.
+type knownFill struct {
+	k   knownLines
+	err error
+}
+
+// filled turns fetching ahead on with the visited lines read, unless a
+// pass turned it off meanwhile (or the spider is stopping).
+func (r *run) filled(f knownFill) {
+	r.filling = false
+	if f.err != nil && r.ctx.Err() == nil {
+		r.e.log.Warn("list not read for its visited lines; fetching ahead may fetch some of them in vain", "err", f.err)
+	}
+	if r.stopping || !r.fillWanted {
+		return
+	}
+	q := r.jobs
+	q.mu.Lock()
+	q.ahead.known = f.k
+	on := q.ahead.set(true)
+	for _, en := range r.claimedMeanwhile {
+		q.ahead.claimed(en) // not to be fetched ahead too; the graph is new
+	}
+	q.mu.Unlock()
+	r.claimedMeanwhile = nil
+	if on {
+		r.e.log.Debug("fetching ahead", "on", true)
 	}
 }

@@ -511,6 +511,9 @@ func TestAdaptCountsLinksOnce(t *testing.T) {
 		lines += added
 		c.Stats.Added, c.Stats.Lines = added, lines
 		r.adapt(c)
+		if r.filling {
+			r.filled(<-r.knownDone)
+		}
 		return r.jobs.ahead.on
 	}
 	every := []string{"/", "/forum/", "/site.css"}

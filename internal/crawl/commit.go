@@ -62,6 +62,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", o.res.URL)
 			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
 			fix.Fetched--
+			fix.Bytes -= o.count.Bytes
 			continue
 		}
 		owners = append(owners, o)

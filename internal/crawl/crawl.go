@@ -9,13 +9,14 @@
 // # Who owns what
 //
 // One goroutine, the loop (loop.go), owns the run's state: the lines in
-// flight, the results waiting for a pass, the links found, the totals, and
-// the lines fetched ahead of their claim (ahead.go). Everything else gets
-// a piece of work from it and hands the answer back on a channel:
+// flight, the results waiting for a pass, the totals. The lines to fetch
+// and the state of fetching ahead (ahead.go) are in jobs (jobs.go), a type
+// with one lock that the loop and the workers share. Everything else gets
+// a piece of work from the loop and hands the answer back on a channel:
 //
 //   - fetch workers (worker.go), Config.Concurrency of them in an errgroup,
-//     take jobs from the work channel, which the loop alone sends on and
-//     closes when the run stops, and send each outcome back;
+//     take their jobs from jobs, which the loop fills with each pass's
+//     claims and closes when the run stops, and send each outcome back;
 //   - a pass (pass.go) runs on a goroutine of its own, one at a time, with
 //     a list.Cycle the loop built and does not touch until the pass answers;
 //   - a group commit (commit.go) runs on a goroutine of its own, one at a

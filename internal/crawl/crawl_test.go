@@ -303,3 +303,43 @@ func openListMirror(t testing.TB) (*list.List, *mirror.Mirror, string) {
 	t.Cleanup(func() { m.Close() })
 	return l, m, mdir
 }
+
+// A run that ends on its own (MaxCycles) still fetches the lines its last
+// pass claimed, and records them: they were handed back unfetched, a
+// batch claimed for nothing at every such end.
+func TestLastClaimsFetched(t *testing.T) {
+	for cycles := 1; cycles <= 2; cycles++ {
+		v := newEnv(t)
+		v.site.set("/", 200, `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)
+		for _, p := range []string{"/a", "/b", "/c"} {
+			v.site.set(p, 200, p)
+		}
+		v.cfg = func(c *Config) { c.MaxCycles, c.Ahead, c.UntilIdle = cycles, -1, false }
+		sum := v.crawl(t, time.Hour)
+		want := map[int]int{1: 1, 2: 4}[cycles] // the start page; then its links too
+		if sum.Fetched != want {
+			t.Errorf("%d passes: fetched %d, want %d", cycles, sum.Fetched, want)
+		}
+		if en := v.line(t, v.base+"/"); en.State != list.Downloaded || en.Spider != "" {
+			t.Errorf("%d passes: start line %+v, want downloaded and unclaimed", cycles, en)
+		}
+	}
+}
+
+// Lines fetched ahead while fetching ahead was on still get a pass to
+// decide their claim after it went off, with nothing else in flight: the
+// spider stalled, waiting for an event that never came.
+func TestPassDueForAheadAfterOff(t *testing.T) {
+	r := testRun(t)
+	now := time.Now()
+	r.lastPass = now
+	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}}, -1, 0, true)
+	j, _ := r.jobs.take()
+	o := &outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Downloaded}}
+	o.take = r.jobs.found(o, -1, 0)
+	r.received(o)
+	r.jobs.ahead.set(false)
+	if !r.passDue(now) {
+		t.Error("no pass due for a line fetched ahead whose claim is undecided, fetching ahead off, nothing in flight")
+	}
+}

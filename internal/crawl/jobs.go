@@ -19,13 +19,14 @@ import (
 // back a claimed line. One mutex guards it all, held only inside these
 // methods, never while waiting for anything but the next job.
 type jobs struct {
-	mu      sync.Mutex
-	more    *sync.Cond // a job was added, or the jobs were closed
-	claimed []job      // lines a pass claimed, in claim order
-	ahead   *ahead
-	adds    []list.Add // links for the next pass
-	working int        // jobs a worker took whose outcome the loop has not received
-	closed  bool       // the run is stopping: no more jobs
+	mu       sync.Mutex
+	more     *sync.Cond // a job was added, or the jobs were closed
+	claimed  []job      // lines a pass claimed, in claim order
+	ahead    *ahead
+	adds     []list.Add // links for the next pass
+	working  int        // jobs a worker took whose outcome the loop has not received
+	closed   bool       // the run is stopping: no more jobs
+	draining bool       // the run is ending: the claimed lines left, then no more
 }
 
 func newJobs(a *ahead) *jobs {
@@ -49,8 +50,10 @@ func (q *jobs) take() (job, bool) {
 		if len(q.claimed) > 0 {
 			j, ok = q.claimed[0], true
 			q.claimed = q.claimed[1:]
-		} else {
+		} else if !q.draining {
 			j, ok = q.ahead.pop()
+		} else {
+			return job{}, false // the last claims are taken: the run ends
 		}
 		if ok {
 			j.en.Level = q.ahead.level(j.en)
@@ -69,13 +72,17 @@ func (q *jobs) take() (job, bool) {
 // the next pass must carry: under one lock, so that a pass never carries
 // a line fetched ahead without its link (forPass). It reports whether the
 // loop takes the outcome now: always for a claimed line; for a line
-// fetched ahead, only once a pass claimed it (ahead.done). It wakes no
-// one: the worker calls take next, which does.
+// fetched ahead, only once a pass claimed it (ahead.done). It wakes one
+// waiting worker if it stacked jobs: who takes one wakes the next.
 func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.adds = append(q.adds, q.ahead.links(o.job.en, o.adds, maxLevel, epoch, !q.closed)...)
+	before := len(q.ahead.stack)
+	q.adds = append(q.adds, q.ahead.links(o.job.en, o.adds, maxLevel, epoch, !q.closed && !q.draining)...)
 	o.adds = nil
+	if len(q.ahead.stack) > before {
+		q.more.Signal() // the worker takes one itself once the loop has its outcome
+	}
 	if !o.job.ahead {
 		return true
 	}
@@ -142,6 +149,25 @@ func (q *jobs) state() jobsState {
 	defer q.mu.Unlock()
 	a := q.ahead
 	return jobsState{queued: len(q.claimed) + len(a.stack) + q.working, items: len(a.items), open: a.open, ahead: a.on}
+}
+
+// finish lets the workers fetch the claimed lines left and nothing more:
+// the lines waiting to be fetched ahead are forgotten, and take returns
+// false once no claimed line is left (a run that ends on its own, not
+// stopped: MaxCycles, a pass that failed).
+func (q *jobs) finish() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.draining = true
+	q.ahead.drain()
+	q.more.Broadcast()
+}
+
+// idle reports whether no claimed line waits and no worker holds a job.
+func (q *jobs) idle() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.claimed) == 0 && q.working == 0
 }
 
 // close ends the handing out: it returns the claimed lines no worker took,

@@ -20,7 +20,8 @@ const knownBits = 1 << 24
 // list each time fetching ahead turns on, which for a resumed first mirror
 // is when its passes reach the frontier. A URL taken for a known one
 // wrongly is only not fetched ahead: a pass claims it as any other line.
-// Part of fetching ahead (ahead.go), which the loop owns.
+// Part of fetching ahead (ahead.go), under the lock of jobs (jobs.go);
+// fill runs on a goroutine of its own, on a filter nobody else holds yet.
 type knownLines struct {
 	seed maphash.Seed
 	bits []uint64

@@ -19,7 +19,7 @@ package crawl
 // differently in every run (TestFirstMirrorLevels).
 
 // linkGraph is that graph. It is not safe for concurrent use: fetching
-// ahead (ahead.go) owns it, and the loop owns that. Memory: about 100 bytes a URL (its map entry and node) and
+// ahead (ahead.go) owns it, under the lock of jobs (jobs.go). Memory: about 100 bytes a URL (its map entry and node) and
 // 8 a link; past maxSeen URLs or maxGraphLinks links, fetching ahead stops
 // and the graph goes (ahead.go).
 type linkGraph struct {

@@ -28,18 +28,23 @@ type run struct {
 	sum      Summary
 	sent     int // claimed lines the last pass handed out
 
-	first      bool          // the next pass is the run's first
-	passing    bool          // a pass is under way
-	committing bool          // a group commit is under way
-	lastPass   time.Time     // when the last pass ended
-	spacing    time.Duration // passes while fetching ahead are this far apart
-	idleUntil  time.Time     // nothing to do: the next pass waits until then
-	stopping   bool          // no more claims, no more dispatching
-	over       bool          // the loop ends once no pass is under way
-	err        error
+	first      bool // the next pass is the run's first
+	filling    bool // the list's visited lines are being read (adapt)
+	fillWanted bool // and fetching ahead is to go on once they are
+	// claimedMeanwhile are the lines claimed the usual way while they are
+	// read, for the graph that fetching ahead starts with.
+	claimedMeanwhile []list.Entry
+	passing          bool          // a pass is under way
+	committing       bool          // a group commit is under way
+	lastPass         time.Time     // when the last pass ended
+	spacing          time.Duration // passes while fetching ahead are this far apart
+	idleUntil        time.Time     // nothing to do: the next pass waits until then
+	stopping         bool          // no more claims
+	over             bool          // the loop ends once no pass is under way
+	err              error
 
-	work       chan job      // to the workers; the loop alone sends and closes
-	outcomes   chan *outcome // from the workers
+	outcomes   chan *outcome  // from the workers
+	knownDone  chan knownFill // from the goroutine reading the list's visited lines (adapt)
 	passDone   chan passResult
 	commitDone chan committed
 }
@@ -101,7 +106,7 @@ func newRun(e *Engine, ctx context.Context) *run {
 	return &run{
 		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log),
 		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
-		outcomes: make(chan *outcome, e.cfg.Concurrency),
+		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1),
 	}
 }
@@ -136,6 +141,8 @@ func (r *run) loop() {
 			r.afterPass(p)
 		case c := <-r.commitDone:
 			r.committed(c)
+		case k := <-r.knownDone:
+			r.filled(k)
 		case <-wake:
 		case <-done:
 			done = nil
@@ -230,23 +237,36 @@ func (r *run) drain(cancelFetches func()) {
 	if r.ctx.Err() != nil && len(r.inflight) > 0 {
 		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(r.inflight), "at_most", e.cfg.StopGrace)
 	}
-	for _, j := range r.jobs.close() {
-		r.take(&outcome{job: j, res: list.Result{URL: j.en.URL}, epoch: j.epoch}) // State 0: handed back
+	handBack := func(left []job) {
+		for _, j := range left {
+			r.take(&outcome{job: j, res: list.Result{URL: j.en.URL}, epoch: j.epoch}) // State 0: handed back
+		}
+	}
+	if r.ctx.Err() != nil {
+		handBack(r.jobs.close()) // stopped: what no worker took goes back
+	} else {
+		r.jobs.finish() // ended on its own: the last claims are fetched
 	}
 	grace := time.NewTimer(e.cfg.StopGrace)
 	defer grace.Stop()
-	for r.jobs.inWork() > 0 {
+	for !r.jobs.idle() {
 		select {
 		case o := <-r.outcomes:
 			r.received(o)
 		case c := <-r.commitDone:
 			r.committed(c)
 		case <-grace.C:
+			handBack(r.jobs.close())
 			cancelFetches()
 		}
 	}
+	handBack(r.jobs.close()) // wakes the workers still waiting for a job
 	if r.committing {
 		r.committed(<-r.commitDone)
+	}
+	if r.filling {
+		<-r.knownDone // its ctx ends it early if the spider was stopped
+		r.filling = false
 	}
 	if len(r.ready) > 0 {
 		outs := r.ready

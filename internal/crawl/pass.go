@@ -45,7 +45,8 @@ func (r *run) passDue(now time.Time) bool {
 		return true
 	}
 	if !q.ahead {
-		return p > 0 && p >= len(r.inflight)
+		// Lines fetched ahead before it went off still wait for a claim.
+		return (p > 0 || q.open > 0) && p >= len(r.inflight)
 	}
 	// Spacing leaves the workers the machine while they fetch; once they
 	// have nothing left to fetch, they wait for this pass.
@@ -187,6 +188,9 @@ func (r *run) afterPass(p passResult) {
 		r.inflight[en.URL] = mine[en.URL]
 		if !mine[en.URL] {
 			js = append(js, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
+			if r.filling {
+				r.claimedMeanwhile = append(r.claimedMeanwhile, en)
+			}
 		}
 	}
 	r.sent = len(js)
@@ -204,7 +208,7 @@ func (r *run) afterPass(p passResult) {
 			r.over = true
 			return
 		}
-		r.idleUntil = e.cfg.Now().Add(r.idleWait(c))
+		r.idleUntil = time.Now().Add(r.idleWait(c)) // passDue reads the real clock
 	}
 }
 

@@ -11,7 +11,7 @@ const recentSlots = 1 << 15
 // direct-mapped table of 64-bit hashes, fixed in size however large the
 // site. A link is forgotten when another takes its slot; one never carried
 // is taken for seen only if its hash equals another's. Part of fetching
-// ahead (ahead.go), which the loop owns.
+// ahead (ahead.go), under the lock of jobs (jobs.go).
 type recentLinks struct {
 	seed  maphash.Seed
 	slots []uint64
