@@ -182,11 +182,3 @@ func (q *jobs) close() []job {
 	q.more.Broadcast()
 	return left
 }
-
-// inWork returns how many jobs workers hold whose outcome the loop has not
-// received.
-func (q *jobs) inWork() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.working
-}
