@@ -19,7 +19,11 @@ import (
 //     each one it fetches ahead (pop takes the last found first, so the
 //     chain that makes a site deep is fetched before the pages it fans out
 //     to); jobs hands those to workers only when no claimed line waits, so
-//     fetching ahead never holds back the level order;
+//     fetching ahead never holds back the level order; a job still waiting
+//     when a pass claims its line leaves the stack for the claimed lines
+//     (unstack), or a shallow line found early (the home page's style
+//     sheet) would wait under every link found since, as long as the
+//     chain goes on;
 //   - a copy fetched ahead is never written before a pass claims its line:
 //     done holds it until decide says whether the pass claimed the line
 //     (the copy goes to the group commit) or not (another spider holds it,
@@ -157,6 +161,26 @@ func (a *ahead) pop() (job, bool) {
 		return j, true
 	}
 	return job{}, false
+}
+
+// unstack takes the jobs of the lines in mine (claimed by a pass just now)
+// off the stack and returns them: no worker has taken them yet.
+func (a *ahead) unstack(mine map[string]bool) map[string]job {
+	var out map[string]job
+	kept := a.stack[:0]
+	for _, j := range a.stack {
+		if !mine[j.en.URL] {
+			kept = append(kept, j)
+			continue
+		}
+		if out == nil {
+			out = map[string]job{}
+		}
+		out[j.en.URL] = j
+	}
+	clear(a.stack[len(kept):])
+	a.stack = kept
+	return out
 }
 
 // drain forgets the jobs no worker has taken (the spider is stopping). A

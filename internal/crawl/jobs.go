@@ -16,7 +16,8 @@ import (
 // while jobs remain, so the page's other links follow it rather than
 // compete with it. A worker gets the lines a pass claimed first, in claim
 // order, then the line fetched ahead found last: fetching ahead never holds
-// back a claimed line. One mutex guards it all, held only inside these
+// back a claimed line, including a line fetched ahead whose job still
+// waited when a pass claimed it (decide). One mutex guards it all, held only inside these
 // methods, never while waiting for anything but the next job.
 type jobs struct {
 	mu       sync.Mutex
@@ -129,11 +130,14 @@ func (q *jobs) putBack(adds []list.Add) {
 }
 
 // decide applies a pass's claims to the lines fetched ahead it carried
-// (ahead.decide).
-func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome) {
+// (ahead.decide), and takes the jobs of those claimed that no worker has
+// taken yet (waiting) off the stack: the caller queues them with the
+// pass's other claims (addClaimed), in claim order.
+func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome, waiting map[string]job) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.ahead.decide(carried, claimed, epoch)
+	mine, ready = q.ahead.decide(carried, claimed, epoch)
+	return mine, ready, q.ahead.unstack(mine)
 }
 
 // jobsState is what the loop needs to know of the jobs to decide on a pass.
