@@ -25,11 +25,7 @@ func (v *hostileEnv) goodCopy(t *testing.T, path string) []byte {
 
 func (v *hostileEnv) history(t *testing.T, path string) meta.Record {
 	t.Helper()
-	recs, err := meta.Open(v.list.Path()+meta.Suffix, time.Second).Get([]string{v.base + path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs[v.base+path]
+	return historyOf(t, v.list, v.base+path)
 }
 
 // One 404 is not enough to archive: a page that answers 404 once and then

@@ -102,22 +102,24 @@ func (f *follower) newPass() {
 // or its <meta name="robots">: obeyed as wget does, unless robots.txt is
 // ignored too; what the page needs to display is fetched all the same), it
 // passes the limits and scope rules, and its host's budget of links per
-// pass (Config.MaxNewPerHost) is not spent.
-func (e *Engine) follows(en list.Entry, l extract.Link) bool {
+// pass (Config.MaxNewPerHost) is not spent. held says the budget alone
+// refused it: the page's history keeps it for the next visit (held.go).
+func (e *Engine) follows(en list.Entry, l extract.Link) (ok, held bool) {
 	if en.Level >= list.MaxLevel {
-		return false
+		return false, false
 	}
 	if l.Nofollow && !e.cfg.IgnoreRobots && !isRequisite(l.Kind) {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "nofollow")
-		return false
+		return false, false
 	}
 	ok, why := e.follow.rules.FollowIn(e.scope.has(en.URL), e.scope.has(l.URL),
 		scope.Link{URL: l.URL, Level: linkLevel(en.Level, l.Kind), Requisite: isRequisite(l.Kind)})
 	if !ok {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
-		return false
+		return false, false
 	}
-	return e.follow.budget(l.URL)
+	ok = e.follow.budget(l.URL)
+	return ok, !ok
 }
 
 // budget counts the distinct links taken per host in the current pass and

@@ -71,6 +71,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	case fetch.NotModified(err) && en.File != "":
 		// The copy is current: its time advances, the file stays.
 		rec = history.NotModified(rec, now)
+		e.offerHeld(o)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
 		e.retry.ok(en.URL)
 		o.count.Unchanged++
@@ -131,7 +132,8 @@ func (e *Engine) failed(o *outcome, err error, now time.Time) {
 // store makes the copy of a fetched page that the group commit writes into
 // the mirror before the next pass, and extracts its links. A body
 // identical to the last one (same checksum) with its copy in place is not
-// written again (no copy): the copy's time advances.
+// written again (no copy): the copy's time advances, and the links held
+// back last time are offered again (held.go).
 func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	en, rec := o.job.en, o.rec
 	// A redirect's target is a page of its own; the redirecting URL keeps a
@@ -152,6 +154,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
 	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
 		*rec = history.FetchedOK(*rec, resp, sum, false, now)
+		e.offerHeld(o)
 		e.retry.ok(en.URL)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
 		o.count.Unchanged++
@@ -183,15 +186,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if linksErr != nil {
 		e.log.Warn("links not extracted", "url", en.URL, "err", linksErr)
 	}
-	for i, l := range links {
-		if i >= e.cfg.MaxLinks {
-			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
-			break
-		}
-		if e.follows(en, l) {
-			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
-		}
-	}
+	e.takeLinks(o, links)
 }
 
 func checksum(b []byte) string {

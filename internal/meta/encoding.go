@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -30,6 +31,10 @@ type stored struct {
 	LastChanged  int64  `json:"lc,omitempty"`
 	RetryAt      int64  `json:"ra,omitempty"`
 	RedirectTo   string `json:"rt,omitempty"`
+	// Held links, each as its kind's digit, "!" if nofollow, and its URL:
+	// a path where the link shares the page's origin. A record without
+	// (any written before the field was) reads as none held.
+	Held []string `json:"h,omitempty"`
 }
 
 func unix(t time.Time) int64 {
@@ -52,6 +57,7 @@ func encode(r Record) ([]byte, error) {
 		Status: r.Status, Error: r.Error, Reason: r.Reason, Attempts: r.Attempts, Fails: r.Fails,
 		NotFound: r.NotFound, Unchanged: r.Unchanged, LastAttempt: unix(r.LastAttempt), LastOK: unix(r.LastOK),
 		LastChanged: unix(r.LastChanged), RetryAt: unix(r.RetryAt), RedirectTo: r.RedirectTo,
+		Held: encodeLinks(r.URL, r.Held),
 	})
 }
 
@@ -65,7 +71,67 @@ func decode(url string, b []byte) (Record, error) {
 		Status: s.Status, Error: s.Error, Reason: s.Reason, Attempts: s.Attempts, Fails: s.Fails,
 		NotFound: s.NotFound, Unchanged: s.Unchanged, LastAttempt: fromUnix(s.LastAttempt), LastOK: fromUnix(s.LastOK),
 		LastChanged: fromUnix(s.LastChanged), RetryAt: fromUnix(s.RetryAt), RedirectTo: s.RedirectTo,
+		Held: decodeLinks(url, s.Held),
 	}, nil
+}
+
+func encodeLinks(page string, links []Link) []string {
+	if len(links) == 0 {
+		return nil
+	}
+	o := origin(page)
+	out := make([]string, len(links))
+	for i, l := range links {
+		var b strings.Builder
+		b.Grow(len(l.URL) + 2)
+		b.WriteByte('0' + l.Kind%10)
+		if l.Nofollow {
+			b.WriteByte('!')
+		}
+		u := l.URL
+		if rest, ok := strings.CutPrefix(u, o); ok && o != "" && strings.HasPrefix(rest, "/") {
+			u = rest
+		}
+		b.WriteString(u)
+		out[i] = b.String()
+	}
+	return out
+}
+
+// decodeLinks reads what encodeLinks wrote; an entry it cannot read is
+// left out.
+func decodeLinks(page string, held []string) []Link {
+	var out []Link
+	o := origin(page)
+	for _, h := range held {
+		if h == "" || h[0] < '0' || h[0] > '9' {
+			continue
+		}
+		l := Link{Kind: h[0] - '0'}
+		h = h[1:]
+		if rest, ok := strings.CutPrefix(h, "!"); ok {
+			l.Nofollow, h = true, rest
+		}
+		l.URL = h
+		if o != "" && strings.HasPrefix(h, "/") {
+			l.URL = o + h
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// origin returns the scheme and authority of an absolute URL
+// ("http://host:port"), or "" for anything else.
+func origin(u string) string {
+	i := strings.Index(u, "://")
+	if i <= 0 {
+		return ""
+	}
+	if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+		return u[:i+3+j]
+	}
+	return u
 }
 
 // sumPrefix is the key prefix of a checksum in the sums index: its first

@@ -13,7 +13,8 @@
 // transaction intact.
 //
 // A record is stored as compact JSON under its URL (encoding.go: short
-// keys, times in whole seconds), and an index maps the first 16 bytes of
+// keys, times in whole seconds, links held back as paths where they share
+// the page's origin), and an index maps the first 16 bytes of
 // each body's SHA-256 to the URLs that had it, for exact duplicates.
 //
 // What is stored is a cache of the fetch history, not the truth about the
@@ -54,6 +55,19 @@ type Record struct {
 	LastChanged  time.Time `json:"last_changed,omitzero"` // last 2xx whose body differed
 	RetryAt      time.Time `json:"retry_at,omitzero"`     // no attempt before this time
 	RedirectTo   string    `json:"redirect_to,omitempty"` // final URL of the last redirect chain
+	// Held are links of the page that a budget held back (internal/crawl:
+	// new links taken per host per pass), offered again at each visit of
+	// the page until they are taken.
+	Held []Link `json:"held,omitempty"`
+}
+
+// Link is a link of a page as found there: its canonical URL, its kind
+// (internal/extract's Kind: page, frame, requisite, style) and whether the
+// page asked robots not to follow it.
+type Link struct {
+	URL      string `json:"url"`
+	Kind     uint8  `json:"kind"`
+	Nofollow bool   `json:"nofollow,omitempty"`
 }
 
 // Store is the metadata file of one list. The zero value is not usable;
