@@ -94,7 +94,7 @@ type Config struct {
 	// Scope.Hosts is ignored (Hosts above rules); a start URL on a private
 	// or loopback address allows links to such addresses.
 	Scope         scope.Config
-	MaxNewPerHost int // distinct links taken per host per pass; -1 = no limit
+	MaxNewPerHost int // distinct links taken per host per pass, but those taken in earlier passes; the rest wait for the page's next visit (held.go); -1 = no limit
 }
 
 // Summary is what a run did.

@@ -11,8 +11,8 @@ import (
 // set; a zero value here means "the default".
 const (
 	// DefaultMaxNewPerHost is Config.MaxNewPerHost's default: distinct
-	// links taken per host in one pass, against pages that spawn endless
-	// new URLs.
+	// links taken per host in one pass, but those the spider took in an
+	// earlier one, against pages that spawn endless new URLs.
 	DefaultMaxNewPerHost = 5000
 	defaultMaxLinks      = 5000             // links taken from one page
 	defaultArchiveAfter  = 2                // 404s in a row before archiving

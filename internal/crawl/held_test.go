@@ -154,3 +154,26 @@ func TestHeldLinksOfChangedPage(t *testing.T) {
 		t.Errorf("held back after the change: %s, want %s", strings.Join(got, ","), want)
 	}
 }
+
+// The per-host budget counts links new to the spider: a link it took in
+// an earlier pass is in the list, and costs nothing when a later page has
+// it too. A budget of 3 takes /a, /b and /c from the home page, then the
+// three new links of /a beside the two it shares with the home page.
+func TestBudgetCountsNewLinks(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)
+	v.site.set("/a", 200, `<a href="/b">b</a> <a href="/c">c</a> <a href="/x">x</a> <a href="/y">y</a> <a href="/z">z</a>`)
+	for _, p := range []string{"/b", "/c", "/x", "/y", "/z"} {
+		v.site.set(p, 200, "leaf")
+	}
+	// Without fetching ahead, /a is fetched after the pass that adds it,
+	// with the next pass's budget.
+	v.cfg = func(c *Config) { c.MaxNewPerHost, c.Ahead = 3, -1 }
+	v.crawl(t, time.Hour)
+	if n := v.lines(t); n != 7 {
+		t.Errorf("%d lines, want 7: the home page's three links, then the three new ones of /a", n)
+	}
+	if held := v.history(t, "/a").Held; len(held) != 0 {
+		t.Errorf("/a holds back %v, want none", held)
+	}
+}

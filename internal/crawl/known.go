@@ -13,8 +13,12 @@ import (
 // a known one at a million visited lines, one in five at five million.
 const knownBits = 1 << 24
 
-// knownLines is a Bloom filter of the URLs of the list's visited lines
-// (visited), which the spider does not fetch ahead: their answers could
+// knownLines is a Bloom filter of URLs. The per-host budget (scope.go)
+// keeps the links a spider took in its earlier passes in one, which the
+// budget does not count again; a link taken for one of them wrongly is
+// taken without counting. Fetching ahead keeps the URLs of the list's
+// visited lines (visited) in another, which the spider does not fetch
+// ahead: their answers could
 // not be used (decide), and the links of such pages, mostly known too,
 // would walk the part of the site mirrored already. It is filled from the
 // list each time fetching ahead turns on, which for a resumed first mirror
@@ -40,9 +44,6 @@ var (
 // (ErrReplaced: another spider compacted it, or its pass rewrote it) is
 // read again from the start, up to three times; what was read is kept.
 func (k *knownLines) fill(ctx context.Context, l *list.List) error {
-	if k.bits == nil {
-		k.seed, k.bits = maphash.MakeSeed(), make([]uint64, knownBits/64)
-	}
 	var err error
 	for range 3 {
 		if err = k.read(ctx, l); !errors.Is(err, list.ErrReplaced) {
@@ -70,6 +71,9 @@ func (k *knownLines) read(ctx context.Context, l *list.List) error {
 }
 
 func (k *knownLines) add(url string) {
+	if k.bits == nil {
+		k.seed, k.bits = maphash.MakeSeed(), make([]uint64, knownBits/64)
+	}
 	a, b := k.slots(url)
 	k.bits[a/64] |= 1 << (a % 64)
 	k.bits[b/64] |= 1 << (b % 64)

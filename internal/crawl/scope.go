@@ -60,15 +60,18 @@ func (e *Engine) widenScope(u string) {
 
 // follower applies the scope rules and limits to found links, and the
 // budget of distinct links taken per host per pass. The loop starts each
-// pass's budget (newPass); workers spend it.
+// pass's budget (newPass); workers spend it. A link the spider took in an
+// earlier pass is in the list already: it costs no budget, so that the
+// links every page has (menus, neighbours, an index) leave it to the new.
 type follower struct {
 	rules *scope.Rules
 	max   int // Config.MaxNewPerHost; <0 = no limit
 	log   *slog.Logger
 
-	mu    sync.Mutex
-	taken map[string]map[string]bool // host -> links taken in this pass
-	over  map[string]bool            // hosts whose budget ran out (logged once per pass)
+	mu      sync.Mutex
+	taken   map[string]map[string]bool // host -> links taken in this pass
+	over    map[string]bool            // hosts whose budget ran out (logged once per pass)
+	earlier knownLines                 // links taken in earlier passes (known.go)
 }
 
 func newFollower(cfg Config, hosts *hostScope, log *slog.Logger) *follower {
@@ -90,9 +93,18 @@ func newFollower(cfg Config, hosts *hostScope, log *slog.Logger) *follower {
 	return &follower{rules: r, max: cfg.MaxNewPerHost, log: log}
 }
 
-// newPass starts a new pass's budget.
+// newPass starts a new pass's budget. The links taken so far are queued
+// for a pass, which adds them to the list (or, failing, keeps them for
+// the next): from now on they cost nothing.
 func (f *follower) newPass() {
 	f.mu.Lock()
+	if f.max >= 0 {
+		for _, seen := range f.taken {
+			for u := range seen {
+				f.earlier.add(u)
+			}
+		}
+	}
 	f.taken, f.over = nil, nil
 	f.mu.Unlock()
 }
@@ -140,7 +152,7 @@ func (f *follower) budget(u string) bool {
 		seen = map[string]bool{}
 		f.taken[h] = seen
 	}
-	if seen[u] {
+	if seen[u] || f.earlier.has(u) {
 		return true
 	}
 	if len(seen) >= f.max {
