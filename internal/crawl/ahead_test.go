@@ -73,8 +73,33 @@ func (v *env) claimAsOther(t *testing.T, path string) {
 
 // A link fetched ahead whose line another live spider has claimed is not
 // written into the mirror, nor recorded: the line stays the other's.
+// /p/0, which links /b, answers once fetching ahead is on: it turns on
+// after the list's visited lines are read, beside the fetches.
 func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	v := newEnv(t)
+	aheadOn, once := make(chan struct{}), sync.Once{}
+	v.cfg = func(c *Config) {
+		c.Logger = slog.New(logHook(func(r slog.Record) {
+			r.Attrs(func(a slog.Attr) bool {
+				if r.Message == "fetching ahead" && a.Key == "on" && a.Value.Bool() {
+					once.Do(func() { close(aheadOn) })
+				}
+				return true
+			})
+		}))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/p/0" {
+			select {
+			case <-aheadOn:
+			case <-time.After(10 * time.Second):
+				t.Error("fetching ahead did not turn on")
+			}
+		}
+		v.site.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	v.base = srv.URL
 	// The list holds a line already (/b), so fetching ahead turns on only
 	// once a pass carries minFresh new links: those of "/". The first of
 	// them links /b.
