@@ -275,7 +275,7 @@ func printHistory(row rowFunc, h *meta.Record) {
 		row("body", "%s, %d bytes, sha256 %s", orDash(h.MediaType), h.Size, h.Checksum)
 	}
 	if len(h.Held) > 0 {
-		row("links held back", "%d, past the per-host budget of new links per pass (max_new_per_host); offered again at the next visit", len(h.Held))
+		row("links held back", "%d at the last visit, past the per-host budget of new links per pass (max_new_per_host); offered again at the next visit, if not taken sooner", len(h.Held))
 	}
 }
 

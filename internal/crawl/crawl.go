@@ -135,6 +135,7 @@ type Engine struct {
 	log      *slog.Logger
 	scope    *hostScope    // hosts whose links are followed (scope.go)
 	follow   *follower     // scope rules and the per-pass link budget (scope.go)
+	held     *heldLinks    // links the budget held back in this run (held.go)
 	links    *linkFiles    // the files links lead to (links.go)
 	polite   *politeness   // per-host pacing (polite.go)
 	retry    *backoff      // URLs held back after a failure (polite.go)
@@ -153,6 +154,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		cfg: cfg, list: l, mirror: m, log: cfg.Logger,
 		scope:    newHostScope(cfg.Hosts, cfg.Starts),
 		links:    &linkFiles{},
+		held:     &heldLinks{},
 		polite:   newPoliteness(cfg, l.Path()),
 		retry:    newBackoff(),
 		robots:   &robotsState{},

@@ -1,6 +1,8 @@
 package crawl
 
 import (
+	"sync"
+
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
@@ -14,6 +16,13 @@ import (
 // changed takes its links afresh (those the new copy no longer has are
 // forgotten); one that finds it unchanged, a 304 or the same body, offers
 // those held; one that fails keeps them for the next.
+//
+// The spider that held links back offers them again sooner as well: it
+// keeps them in memory too (heldLinks, up to maxHeldInRun) and offers them
+// at each pass, with the new pass's budget, before the links found since;
+// so a first mirror is not left without them until its pages' next visit.
+// The page's history still lists them until that visit, which finds them
+// in the list.
 //
 // Cost: nothing for a page that holds none back, and a 304 parses nothing
 // either way: the pass that claimed the line read its record. In LIST.meta
@@ -43,6 +52,7 @@ func (e *Engine) takeLinks(o *outcome, links []extract.Link) {
 	if o.rec != nil {
 		o.rec.Held = held
 	}
+	e.held.push(en, held)
 }
 
 // offerHeld offers the links that o's line held back again, on a visit
@@ -58,4 +68,94 @@ func (e *Engine) offerHeld(o *outcome) {
 	before := len(o.adds)
 	e.takeLinks(o, links)
 	e.log.Debug("links held back offered again", "url", o.job.en.URL, "taken", len(o.adds)-before, "still_held", len(o.rec.Held))
+}
+
+// maxHeldInRun bounds the links a run keeps in memory to offer again
+// (about 150 bytes each); past it, links wait for their page's next
+// visit only. Tests change it.
+var maxHeldInRun = 1 << 15
+
+// heldLinks is the run's memory of the links the budget held back: the
+// workers add to it, the loop offers them again at each pass
+// (run.offerHeld). Its lock is held only inside its methods.
+type heldLinks struct {
+	mu    sync.Mutex
+	items []heldLink
+}
+
+// heldLink is a link held back, with the line of the page it is on.
+type heldLink struct {
+	from list.Entry
+	link meta.Link
+}
+
+// push adds the links of the page of from, as many as fit.
+func (h *heldLinks) push(from list.Entry, links []meta.Link) {
+	if len(links) == 0 {
+		return
+	}
+	from = list.Entry{URL: from.URL, Level: from.Level}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range links[:min(len(links), max(maxHeldInRun-len(h.items), 0))] {
+		h.items = append(h.items, heldLink{from, l})
+	}
+}
+
+// take returns every link kept and forgets them.
+func (h *heldLinks) take() []heldLink {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	items := h.items
+	h.items = nil
+	return items
+}
+
+// putBack keeps links again, before those added since take.
+func (h *heldLinks) putBack(items []heldLink) {
+	if len(items) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.items = append(items, h.items...)
+}
+
+func (h *heldLinks) empty() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.items) == 0
+}
+
+// offerHeld offers the links the budget held back in this run again,
+// with the budget of the pass that just ended (follower.newPass): those
+// taken are registered as links found on their page (jobs.offer), for
+// the next pass, in epoch; those the budget holds back again are kept,
+// in their order; those the rules now refuse are forgotten. A host whose
+// budget is spent is not asked again in this round.
+func (r *run) offerHeld(epoch int64) {
+	e := r.e
+	items := e.held.take()
+	var left []heldLink
+	var adds []list.Add
+	spent := map[string]bool{}
+	for i, it := range items {
+		if h := hostOf(it.link.URL); spent[h] {
+			left = append(left, it)
+		} else {
+			l := extract.Link{URL: it.link.URL, Kind: extract.Kind(it.link.Kind), Nofollow: it.link.Nofollow}
+			switch ok, hold := e.follows(it.from, l); {
+			case ok:
+				adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(it.from.Level, l.Kind)})
+			case hold:
+				spent[h] = true
+				left = append(left, it)
+			}
+		}
+		if len(adds) > 0 && (i == len(items)-1 || items[i+1].from.URL != it.from.URL) {
+			r.jobs.offer(it.from, adds, e.cfg.Profile.MaxLevel, epoch)
+			adds = nil
+		}
+	}
+	e.held.putBack(left)
 }

@@ -94,6 +94,10 @@ func TestHeldLinksTakenOnUnchangedVisits(t *testing.T) {
 		etag bool
 	}{{"304", true}, {"same body", false}} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Not offered again in the run that held them (that is
+			// TestHeldLinksTakenInTheRun): only visits take them.
+			defer func(n int) { maxHeldInRun = n }(maxHeldInRun)
+			maxHeldInRun = 0
 			v, answers := heldEnv(t, tc.etag)
 			for visit, want := range []int{3, 6, 9, 10, 10} {
 				if visit > 0 {
@@ -123,6 +127,47 @@ func TestHeldLinksTakenOnUnchangedVisits(t *testing.T) {
 				t.Errorf("home page answered %v, want five 200s", a)
 			}
 		})
+	}
+}
+
+// The spider that held links back offers them again at its next passes,
+// with their budgets: one run takes all ten links of the home page, which
+// it fetches once, 3 a pass. The page's history lists the links held back
+// at its visit until the next one, which offers them again: a new run does
+// not know that they are in the list, and takes 3 with its budget.
+func TestHeldLinksTakenInTheRun(t *testing.T) {
+	v, answers := heldEnv(t, false)
+	sum := v.crawl(t, time.Hour)
+	if n := v.lines(t); n != 11 {
+		t.Errorf("%d lines, want the home page and its 10 links", n)
+	}
+	if a := answers(); a[200] != 1 {
+		t.Errorf("home page answered %v, want once", a)
+	}
+	if sum.Cycles < 4 || sum.Fetched != 11 {
+		t.Errorf("%+v, want 11 pages fetched in at least 4 passes", sum)
+	}
+	if held := v.history(t, "/").Held; len(held) != 7 {
+		t.Errorf("%d links held back in the history, want the 7 of the visit", len(held))
+	}
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	if held := v.history(t, "/").Held; len(held) != 4 {
+		t.Errorf("after the next visit, %d links held back in the history, want 4", len(held))
+	}
+}
+
+// A spider whose level limit leaves the links of its start page to
+// others still adds them all to the list before it calls itself idle,
+// though its passes claim nothing while it offers the held ones again.
+func TestHeldLinksAddedBeforeIdle(t *testing.T) {
+	v, _ := heldEnv(t, false)
+	v.cfg = func(c *Config) { c.MaxNewPerHost, c.Profile.MaxLevel = 3, 0 }
+	if sum := v.crawl(t, time.Hour); sum.Fetched != 1 {
+		t.Errorf("%+v, want the start page alone fetched", sum)
+	}
+	if n := v.lines(t); n != 11 {
+		t.Errorf("%d lines, want the home page and its 10 links", n)
 	}
 }
 

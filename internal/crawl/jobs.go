@@ -78,16 +78,38 @@ func (q *jobs) take() (job, bool) {
 func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	before := len(q.ahead.stack)
-	q.adds = append(q.adds, q.ahead.links(o.job.en, o.adds, maxLevel, epoch, !q.closed && !q.draining)...)
+	q.register(o.job.en, o.adds, maxLevel, epoch)
 	o.adds = nil
-	if len(q.ahead.stack) > before {
-		q.more.Signal() // the worker takes one itself once the loop has its outcome
-	}
 	if !o.job.ahead {
 		return true
 	}
 	return q.ahead.done(o) != nil
+}
+
+// offer registers links of the page of from taken outside a fetch (the
+// links the budget held back earlier in the run, held.go), as found does.
+func (q *jobs) offer(from list.Entry, adds []list.Add, maxLevel int, epoch int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.register(from, adds, maxLevel, epoch)
+}
+
+// register is the part of found and offer that registers links, under
+// the lock. It wakes one waiting worker if it stacked jobs (if a worker
+// found them, it takes one itself once the loop has its outcome).
+func (q *jobs) register(from list.Entry, adds []list.Add, maxLevel int, epoch int64) {
+	before := len(q.ahead.stack)
+	q.adds = append(q.adds, q.ahead.links(from, adds, maxLevel, epoch, !q.closed && !q.draining)...)
+	if len(q.ahead.stack) > before {
+		q.more.Signal()
+	}
+}
+
+// pendingAdds reports whether links wait for the next pass.
+func (q *jobs) pendingAdds() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.adds) > 0
 }
 
 // received notes that the loop received the outcome of a job taken.

@@ -205,6 +205,7 @@ func (r *run) afterPass(p passResult) {
 	r.sent = len(js)
 	r.jobs.addClaimed(js)
 	e.follow.newPass()
+	r.offerHeld(epoch)
 	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
 		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec, "to_fetch", r.sent)
@@ -212,7 +213,7 @@ func (r *run) afterPass(p passResult) {
 		r.over = true
 		return
 	}
-	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 {
+	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 && !r.jobs.pendingAdds() {
 		if e.cfg.UntilIdle {
 			r.over = true
 			return
