@@ -19,8 +19,8 @@ import (
 //
 // The spider that held links back offers them again sooner as well: it
 // keeps them in memory too (heldLinks, up to maxHeldInRun) and offers them
-// at each pass, with the new pass's budget, before the links found since;
-// so a first mirror is not left without them until its pages' next visit.
+// again as each pass's budget starts, oldest first; so a first mirror is
+// not left without them until its pages' next visit.
 // The page's history still lists them until that visit, which finds them
 // in the list.
 //
@@ -55,9 +55,9 @@ func (e *Engine) takeLinks(o *outcome, links []extract.Link) {
 	e.held.push(en, held)
 }
 
-// offerHeld offers the links that o's line held back again, on a visit
+// retakeHeld offers the links that o's line held back again, on a visit
 // that found the page unchanged.
-func (e *Engine) offerHeld(o *outcome) {
+func (e *Engine) retakeHeld(o *outcome) {
 	if o.rec == nil || len(o.rec.Held) == 0 {
 		return
 	}
@@ -71,8 +71,8 @@ func (e *Engine) offerHeld(o *outcome) {
 }
 
 // maxHeldInRun bounds the links a run keeps in memory to offer again
-// (about 150 bytes each); past it, links wait for their page's next
-// visit only. Tests change it.
+// (two URLs and a few words each); past it, links wait for their page's
+// next visit only. Tests change it.
 var maxHeldInRun = 1 << 15
 
 // heldLinks is the run's memory of the links the budget held back: the
@@ -83,10 +83,12 @@ type heldLinks struct {
 	items []heldLink
 }
 
-// heldLink is a link held back, with the line of the page it is on.
+// heldLink is a link held back, with the page it is on and the page's
+// level then.
 type heldLink struct {
-	from list.Entry
-	link meta.Link
+	from  string
+	level int
+	link  meta.Link
 }
 
 // push adds the links of the page of from, as many as fit.
@@ -94,11 +96,10 @@ func (h *heldLinks) push(from list.Entry, links []meta.Link) {
 	if len(links) == 0 {
 		return
 	}
-	from = list.Entry{URL: from.URL, Level: from.Level}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, l := range links[:min(len(links), max(maxHeldInRun-len(h.items), 0))] {
-		h.items = append(h.items, heldLink{from, l})
+		h.items = append(h.items, heldLink{from.URL, from.Level, l})
 	}
 }
 
@@ -121,14 +122,8 @@ func (h *heldLinks) putBack(items []heldLink) {
 	h.items = append(items, h.items...)
 }
 
-func (h *heldLinks) empty() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.items) == 0
-}
-
 // offerHeld offers the links the budget held back in this run again,
-// with the budget of the pass that just ended (follower.newPass): those
+// with the budget that starts now (follower.newPass): those
 // taken are registered as links found on their page (jobs.offer), for
 // the next pass, in epoch; those the budget holds back again are kept,
 // in their order; those the rules now refuse are forgotten. A host whose
@@ -140,20 +135,21 @@ func (r *run) offerHeld(epoch int64) {
 	var adds []list.Add
 	spent := map[string]bool{}
 	for i, it := range items {
+		from := list.Entry{URL: it.from, Level: it.level}
 		if h := hostOf(it.link.URL); spent[h] {
 			left = append(left, it)
 		} else {
 			l := extract.Link{URL: it.link.URL, Kind: extract.Kind(it.link.Kind), Nofollow: it.link.Nofollow}
-			switch ok, hold := e.follows(it.from, l); {
+			switch ok, hold := e.follows(from, l); {
 			case ok:
-				adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(it.from.Level, l.Kind)})
+				adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(it.level, l.Kind)})
 			case hold:
 				spent[h] = true
 				left = append(left, it)
 			}
 		}
-		if len(adds) > 0 && (i == len(items)-1 || items[i+1].from.URL != it.from.URL) {
-			r.jobs.offer(it.from, adds, e.cfg.Profile.MaxLevel, epoch)
+		if len(adds) > 0 && (i == len(items)-1 || items[i+1].from != it.from) {
+			r.jobs.offer(from, adds, e.cfg.Profile.MaxLevel, epoch)
 			adds = nil
 		}
 	}

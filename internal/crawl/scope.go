@@ -158,7 +158,7 @@ func (f *follower) budget(u string) bool {
 	if len(seen) >= f.max {
 		if !f.over[h] {
 			f.over[h] = true
-			f.log.Warn("too many new links for one host in one pass; the rest wait for the page's next visit", "host", h, "budget", f.max)
+			f.log.Info("new links over the host's budget for one pass; the rest are offered again at the next passes and visits", "host", h, "budget", f.max)
 		}
 		return false
 	}

@@ -71,7 +71,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	case fetch.NotModified(err) && en.File != "":
 		// The copy is current: its time advances, the file stays.
 		rec = history.NotModified(rec, now)
-		e.offerHeld(o)
+		e.retakeHeld(o)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
 		e.retry.ok(en.URL)
 		o.count.Unchanged++
@@ -154,7 +154,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
 	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
 		*rec = history.FetchedOK(*rec, resp, sum, false, now)
-		e.offerHeld(o)
+		e.retakeHeld(o)
 		e.retry.ok(en.URL)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
 		o.count.Unchanged++
