@@ -20,10 +20,10 @@ import (
 //     chain that makes a site deep is fetched before the pages it fans out
 //     to); jobs hands those to workers only when no claimed line waits, so
 //     fetching ahead never holds back the level order; a job still waiting
-//     when a pass claims its line leaves the stack for the claimed lines
-//     (unstack), or a shallow line found early (the home page's style
-//     sheet) would wait under every link found since, as long as the
-//     chain goes on;
+//     when a pass claims its line leaves the stack (unstack) and takes
+//     every other turn with it (jobs.go), or a shallow line found early
+//     (the home page's style sheet) would wait under every link found
+//     since, as long as the chain goes on;
 //   - a copy fetched ahead is never written before a pass claims its line:
 //     done holds it until decide says whether the pass claimed the line
 //     (the copy goes to the group commit) or not (another spider holds it,

@@ -16,13 +16,19 @@ import (
 // while jobs remain, so the page's other links follow it rather than
 // compete with it. A worker gets the lines a pass claimed first, in claim
 // order, then the line fetched ahead found last: fetching ahead never holds
-// back a claimed line, including a line fetched ahead whose job still
-// waited when a pass claimed it (decide). One mutex guards it all, held only inside these
+// back a claimed line. A line fetched ahead whose job still waited when a
+// pass claimed it (decide) takes every other turn with the stack, so that
+// the chain that makes a site deep goes on while the lines found before
+// it are fetched, shallowest first: on a real wiki such a line, the Main
+// Page's style sheet, once waited under the chain as it went 58 levels
+// deep. One mutex guards it all, held only inside these
 // methods, never while waiting for anything but the next job.
 type jobs struct {
 	mu       sync.Mutex
 	more     *sync.Cond // a job was added, or the jobs were closed
 	claimed  []job      // lines a pass claimed, in claim order
+	waited   []job      // lines claimed while waiting to be fetched ahead, in claim order
+	turn     bool       // the next job from the stack goes to waited instead, if any
 	ahead    *ahead
 	adds     []list.Add // links for the next pass
 	working  int        // jobs a worker took whose outcome the loop has not received
@@ -48,18 +54,23 @@ func (q *jobs) take() (job, bool) {
 			return job{}, false
 		}
 		j, ok := job{}, false
-		if len(q.claimed) > 0 {
+		switch {
+		case len(q.claimed) > 0:
 			j, ok = q.claimed[0], true
 			q.claimed = q.claimed[1:]
-		} else if !q.draining {
-			j, ok = q.ahead.pop()
-		} else {
+		case len(q.waited) > 0 && (q.turn || q.draining || len(q.ahead.stack) == 0):
+			j, ok = q.waited[0], true
+			q.waited, q.turn = q.waited[1:], false
+		case q.draining:
 			return job{}, false // the last claims are taken: the run ends
+		default:
+			j, ok = q.ahead.pop()
+			q.turn = ok
 		}
 		if ok {
 			j.en.Level = q.ahead.level(j.en)
 			q.working++
-			if len(q.claimed) > 0 || len(q.ahead.stack) > 0 {
+			if len(q.claimed) > 0 || len(q.waited) > 0 || len(q.ahead.stack) > 0 {
 				q.more.Signal()
 			}
 			return j, true
@@ -152,14 +163,22 @@ func (q *jobs) putBack(adds []list.Add) {
 }
 
 // decide applies a pass's claims to the lines fetched ahead it carried
-// (ahead.decide), and takes the jobs of those claimed that no worker has
-// taken yet (waiting) off the stack: the caller queues them with the
-// pass's other claims (addClaimed), in claim order.
-func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome, waiting map[string]job) {
+// (ahead.decide). The jobs of those claimed that no worker has taken yet
+// leave the stack for waited, in claim order (the picker's, by level).
+func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	mine, ready = q.ahead.decide(carried, claimed, epoch)
-	return mine, ready, q.ahead.unstack(mine)
+	if waiting := q.ahead.unstack(mine); len(waiting) > 0 {
+		for _, en := range claimed {
+			if j, ok := waiting[en.URL]; ok {
+				j.epoch, j.en.Level = epoch, min(j.en.Level, en.Level)
+				q.waited = append(q.waited, j)
+			}
+		}
+		q.more.Signal()
+	}
+	return mine, ready
 }
 
 // jobsState is what the loop needs to know of the jobs to decide on a pass.
@@ -174,7 +193,7 @@ func (q *jobs) state() jobsState {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	a := q.ahead
-	return jobsState{queued: len(q.claimed) + len(a.stack) + q.working, items: len(a.items), open: a.open, ahead: a.on}
+	return jobsState{queued: len(q.claimed) + len(q.waited) + len(a.stack) + q.working, items: len(a.items), open: a.open, ahead: a.on}
 }
 
 // finish lets the workers fetch the claimed lines left and nothing more:
@@ -193,7 +212,7 @@ func (q *jobs) finish() {
 func (q *jobs) idle() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.claimed) == 0 && q.working == 0
+	return len(q.claimed) == 0 && len(q.waited) == 0 && q.working == 0
 }
 
 // close ends the handing out: it returns the claimed lines no worker took,
@@ -202,8 +221,8 @@ func (q *jobs) idle() bool {
 func (q *jobs) close() []job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	left := q.claimed
-	q.claimed, q.closed = nil, true
+	left := append(q.claimed, q.waited...)
+	q.claimed, q.waited, q.closed = nil, nil, true
 	q.ahead.drain()
 	q.more.Broadcast()
 	return left

@@ -1,11 +1,13 @@
 package crawl
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,7 +56,9 @@ func (g *passGate) record(r slog.Record) {
 }
 
 // hold waits for the end of the next pass, unless the gate is open; false
-// if no pass came within a bound.
+// if no pass came within a bound, which opens the gate for good: a spider
+// that fetches nothing while passes wait for its fetches would otherwise
+// hold every request for the bound.
 func (g *passGate) hold(ctx context.Context) bool {
 	g.mu.Lock()
 	next, opened := g.next, g.opened
@@ -62,7 +66,7 @@ func (g *passGate) hold(ctx context.Context) bool {
 	if opened {
 		return true
 	}
-	t := time.NewTimer(20 * time.Second)
+	t := time.NewTimer(10 * time.Second)
 	defer t.Stop()
 	select {
 	case <-next:
@@ -70,6 +74,7 @@ func (g *passGate) hold(ctx context.Context) bool {
 	case <-ctx.Done():
 		return true
 	case <-t.C:
+		g.open()
 		return false
 	}
 }
@@ -191,5 +196,59 @@ func TestClaimedAheadLineGoesFirst(t *testing.T) {
 	})
 	if want := 1 + 1 + 100 + chain*(1+leaves); n != want {
 		t.Errorf("%d lines, want %d", n, want)
+	}
+}
+
+// A line fetched ahead that a pass claims while its job waits on the
+// stack leaves it, and takes every other turn with the stack, shallowest
+// first; jobs a worker took are not touched, and closing hands the
+// claimed lines left back.
+func TestWaitedTakesTurns(t *testing.T) {
+	r := testRun(t)
+	links := func(from string, level int, urls ...string) {
+		var adds []list.Add
+		for _, u := range urls {
+			adds = append(adds, list.Add{URL: "http://h" + u, Level: level + 1})
+		}
+		r.jobs.mu.Lock()
+		r.jobs.register(list.Entry{URL: "http://h" + from, Level: level}, adds, -1, 0)
+		r.jobs.mu.Unlock()
+	}
+	links("/", 0, "/a", "/b", "/chain/1")
+	if j, ok := r.jobs.take(); !ok || j.en.URL != "http://h/chain/1" {
+		t.Fatalf("took %v, want /chain/1, the link found last", j.en.URL)
+	}
+	links("/chain/1", 1, "/c", "/chain/2")
+	var claimed []list.Entry // as the picker orders them: by level
+	for u, level := range map[string]int{"/a": 1, "/b": 1, "/chain/1": 1, "/c": 2} {
+		claimed = append(claimed, list.Entry{URL: "http://h" + u, Level: level, State: list.Found})
+	}
+	slices.SortFunc(claimed, func(a, b list.Entry) int { return cmp.Or(a.Level-b.Level, strings.Compare(a.URL, b.URL)) })
+	carried := map[string]bool{}
+	for _, en := range claimed {
+		carried[en.URL] = true
+	}
+	carried["http://h/chain/2"] = true // found after the pass began: lost to it
+	if mine, _ := r.jobs.decide(carried, claimed, 1); len(mine) != 4 {
+		t.Fatalf("claimed as fetched ahead: %v", mine)
+	}
+	links("/chain/1", 1, "/chain/2b")
+	var order []string
+	for range 3 {
+		j, ok := r.jobs.take()
+		if !ok {
+			t.Fatal("jobs closed")
+		}
+		order = append(order, strings.TrimPrefix(j.en.URL, "http://h"))
+		if j.ahead && j.en.URL != "http://h/chain/2b" && j.epoch != 1 {
+			t.Errorf("%s: epoch %d, want the claim's", j.en.URL, j.epoch)
+		}
+	}
+	// /chain/1 came from the stack: the next turn is the waited lines'.
+	if want := []string{"/a", "/chain/2b", "/b"}; !slices.Equal(order, want) {
+		t.Errorf("workers got %q, want %q", order, want)
+	}
+	if left := r.jobs.close(); len(left) != 1 || left[0].en.URL != "http://h/c" {
+		t.Errorf("handed back at close: %v, want /c", left)
 	}
 }

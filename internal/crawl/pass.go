@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
@@ -177,7 +176,7 @@ func (r *run) afterPass(p passResult) {
 	}
 	r.adapt(c) // before the claims go out: their links follow the new setting
 	epoch := e.lease.current()
-	mine, ready, waiting := r.jobs.decide(p.carried, c.Claimed, epoch)
+	mine, ready := r.jobs.decide(p.carried, c.Claimed, epoch)
 	for _, o := range ready {
 		r.take(o)
 	}
@@ -187,20 +186,12 @@ func (r *run) afterPass(p passResult) {
 			e.widenScope(en.URL) // a start URL seeded while running
 		}
 		r.inflight[en.URL] = mine[en.URL]
-		if j, ok := waiting[en.URL]; ok {
-			j.en.Level = min(j.en.Level, en.Level)
-			js = append(js, j)
-		} else if !mine[en.URL] {
+		if !mine[en.URL] {
 			js = append(js, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
 			if r.filling {
 				r.claimedMeanwhile = append(r.claimedMeanwhile, en)
 			}
 		}
-	}
-	if len(waiting) > 0 {
-		// The lines claimed as fetched ahead come first in c.Claimed
-		// (aheadPicker); those still to fetch go in the profile's order.
-		sortJobs(js, e.cfg.Profile, c.Now)
 	}
 	r.sent = len(js)
 	r.jobs.addClaimed(js)
@@ -220,20 +211,6 @@ func (r *run) afterPass(p passResult) {
 		}
 		r.idleUntil = time.Now().Add(r.idleWait(c)) // passDue reads the real clock
 	}
-}
-
-// sortJobs orders claimed lines as the profile's picker does (stale
-// first, then by level), keeping the order of ties.
-func sortJobs(js []job, p claim.Profile, now time.Time) {
-	slices.SortStableFunc(js, func(a, b job) int {
-		switch {
-		case claim.Less(p, now, &a.en, &b.en):
-			return -1
-		case claim.Less(p, now, &b.en, &a.en):
-			return 1
-		}
-		return 0
-	})
 }
 
 // idleWait is how long an idle spider waits for a line to become due: until
