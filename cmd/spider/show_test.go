@@ -44,9 +44,9 @@ func TestShow(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	// The second 404 must not come within the test, however slow the
-	// machine: the confirmation waits an hour.
+	// machine: the confirmation waits half an hour.
 	conf := filepath.Join(dir, "spider.toml")
-	if err := os.WriteFile(conf, []byte("confirm_gone = \"1h\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte("archive_span = \"1h\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	crawl := func() {
@@ -73,7 +73,7 @@ func TestShow(t *testing.T) {
 	crawl()
 
 	code, out, stderr := runCLI(t, dir, "show", srv.URL+"/page")
-	for _, want := range []string{"state", "error, level 1", "404 on 1 of 2 attempts needed to archive", "retry after", "status 404", "copy"} {
+	for _, want := range []string{"state", "error, level 1", "404 answers: 1 over 0s, 3 over 1h0m0s archive", "1 answered 404 since the last success", "first 404", "retry after", "status 404", "copy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show /page: missing %q in:\n%s%s", want, out, stderr)
 		}

@@ -56,6 +56,18 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 	e.index.note(ev)
 }
 
+// failedState is the state a failed fetch (or a copy that could not be
+// written) leaves the line en in: an archived line stays archived, and its
+// copy keeps its banner, until a 2xx brings the page back, since a timeout
+// or a 500 is no evidence that it did; any other line says error. So the
+// banner and the line never disagree.
+func failedState(en list.Entry) list.State {
+	if en.State == list.Archived {
+		return list.Archived
+	}
+	return list.Error
+}
+
 // isHTMLFile reports whether a mirror file is a page, by the extension
 // that mirror.Path gives pages.
 func isHTMLFile(file string) bool {
