@@ -60,16 +60,8 @@ func TestShow(t *testing.T) {
 	mu.Lock()
 	gone = true
 	mu.Unlock()
-	// Both lines are due again after the one-second window; wait for it by
-	// the list's own clock rather than sleeping a guess.
-	eventually(t, 10*time.Second, "lines due again", func() bool {
-		for _, e := range readList(t, dir+"/spider.list") {
-			if time.Since(e.Modified) < 1100*time.Millisecond {
-				return false
-			}
-		}
-		return true
-	})
+	// Both lines are due again after the one-second window.
+	waitAllDue(t, dir+"/spider.list", time.Second)
 	crawl()
 
 	code, out, stderr := runCLI(t, dir, "show", srv.URL+"/page")
