@@ -21,8 +21,11 @@ import (
 // the mirror's index. Failures are logged: the list records the state
 // whatever happens here. The banner is a read-modify-write of the copy:
 // should the page come back and another spider write it fresh in that very
-// moment, the later write wins, and a bannered copy of a live page is set
-// right by its next fetch.
+// moment, the later write wins. The banner is written before the pass that
+// records the line archived: a spider killed in between leaves a bannered
+// copy on a line that is not archived. Either way the page's history shows
+// a 404 since its last success (once stored), so its next 2xx (asked
+// without validators) writes the copy afresh without it (mayBeBannered).
 func (e *Engine) archive(en list.Entry, now time.Time) {
 	if en.File == "" {
 		return
