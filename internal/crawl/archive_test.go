@@ -162,3 +162,30 @@ func TestBannerAgreesWithLine(t *testing.T) {
 		}
 	}
 }
+
+// A copy left bannered on a line that is not archived (a spider killed
+// between the banner and the pass that records it) is written afresh by
+// the next 200, even with the same body as before: its history shows a
+// 404 since the last success.
+func TestBannerOutlivingItsPassIsRemoved(t *testing.T) {
+	v := newEnv(t)
+	page := "<html><body><p>A</p></body></html>"
+	v.site.set("/", 200, `<a href="/a">a</a>`)
+	v.site.set("/a", 200, page)
+	v.crawl(t, time.Hour)
+	v.site.set("/a", 404, "")
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	e := v.line(t, v.base+"/a")
+	if e.State != list.Error {
+		t.Fatalf("after one 404: %+v", e)
+	}
+	bannered := rewrite.Banner([]byte(v.file(t, e.File)), e.URL, v.clock)
+	if err := v.m.Write(e.File, bannered); err != nil {
+		t.Fatal(err)
+	}
+	v.site.set("/a", 200, page)
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	v.agree(t, "/a", "a 200 with the same body")
+}
