@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -196,7 +197,9 @@ func scopeHosts(ctx context.Context, l *list.List, starts, extra []string) ([]st
 	}
 	err := l.Scan(ctx, func(e *list.Entry) error {
 		if e.Level == 0 {
-			add(urlkey.Host(e.URL))
+			// e.URL shares the scan's read buffer, which later lines
+			// overwrite: the host is kept as a copy of its own.
+			add(strings.Clone(urlkey.Host(e.URL)))
 		}
 		return nil
 	})
