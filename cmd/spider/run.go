@@ -21,16 +21,16 @@ import (
 	"github.com/spider-mirror/spider/mirror"
 )
 
-const usageHead = `spider keeps a browsable on-disk mirror of a living web site fresh.
+const usageCommands = `spider keeps a browsable on-disk mirror of a living web site fresh.
 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
   spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
   spider show [--list PATH] [--json] URL                everything known about one URL
   spider seed [--list PATH] URL...                      add start URLs while spiders run
-  spider list import [--level N] FILE|-                 add URLs (a sitemap dump, say)
-  spider list export [--full]                           the list's URLs, or whole lines
+`
 
+const usageHead = `
 Run a fast and a slow spider side by side on one list: the fast one keeps the
 top levels fresh within its window (1h), the slow one refreshes every page
 within its window (24h) and any copy older than two weeks first. A second
@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "spider", versionString())
 		return err
 	case f.fs.NArg() > 0:
-		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list; or run a spider with --profile"}
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list (" + listCommandNames() + "); or run a spider with --profile"}
 	}
 	cfg := &Config{}
 	if f.config != "" {
@@ -245,6 +245,6 @@ func newLogger(w io.Writer, verbose int, quiet bool, format string, tty bool) *s
 }
 
 func printUsage(w io.Writer, fs *pflag.FlagSet) error {
-	_, err := fmt.Fprint(w, usageHead+fs.FlagUsages()+usageTail)
+	_, err := fmt.Fprint(w, usageCommands+listCommandLines(56)+usageHead+fs.FlagUsages()+usageTail)
 	return err
 }
