@@ -43,7 +43,9 @@ Flags (they override the config file, which overrides the defaults):
 const usageTail = `
 Exit status:
   0  done, stopped by SIGINT/SIGTERM, or already running
-  1  runtime failure (the message says what to do)
+  1  runtime failure (the message says what to do): a damaged list, a
+     mirror that cannot be written, a dead start URL, a run that fetched
+     nothing it was asked to
   2  usage error: bad flag, profile, config key or value
   130  a second SIGINT/SIGTERM during the graceful stop (nothing is lost:
        the claims in flight return at the next pass of any spider)
@@ -146,6 +148,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	}
 	defer m.Close()
 
+	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
 	if s.For > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.For)
@@ -172,10 +175,10 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived, "disallowed", sum.Disallowed,
 		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
-	if err != nil {
-		return listErr(err)
+	if err == nil && signalled.Err() == nil && sum.Failed+sum.Fetched+sum.Unchanged+sum.Archived == 0 {
+		err = startsHeldBack(l.Path(), starts)
 	}
-	return nil
+	return runVerdict(sum, err, signalled.Err() != nil, m.Dir())
 }
 
 // scopeHosts returns the hosts the spider follows links on: those of the
