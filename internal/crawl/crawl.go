@@ -116,8 +116,7 @@ type Summary struct {
 	// robots.txt (robots.go).
 	Disallowed int // lines robots.txt forbids, recorded without a request
 	// Failed counts the lines whose attempt failed (errors, 404s not yet
-	// confirmed, lines robots.txt forbids); FirstFailure is the first,
-	// as "URL: why" (failures.go).
+	// confirmed); FirstFailure is the first, as "URL: why" (failures.go).
 	Failed       int
 	FirstFailure string
 }

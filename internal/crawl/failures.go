@@ -36,8 +36,10 @@ func failure(o *outcome) string {
 }
 
 // tally counts a taken outcome's failure in sum (Failed, FirstFailure).
+// A line robots.txt forbids is no failure of the run: it is checked again
+// when due (a start URL's is, see startWatch).
 func tally(sum *Summary, o *outcome) {
-	if why := failure(o); why != "" {
+	if why := failure(o); why != "" && o.res.State != list.Disallowed {
 		sum.Failed++
 		if sum.FirstFailure == "" {
 			sum.FirstFailure = why

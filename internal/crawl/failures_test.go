@@ -74,3 +74,22 @@ func TestStartWatch(t *testing.T) {
 		}
 	}
 }
+
+// The run's tally counts errors, not the lines robots.txt forbids, nor
+// lines fetched, archived or handed back.
+func TestTally(t *testing.T) {
+	var sum Summary
+	for _, o := range []*outcome{
+		{res: list.Result{URL: "http://h/fine", State: list.Downloaded}},
+		{res: list.Result{URL: "http://h/private", State: list.Disallowed}, rec: &meta.Record{Reason: "disallowed by robots.txt"}},
+		{res: list.Result{URL: "http://h/back"}},
+		{res: list.Result{URL: "http://h/gone", State: list.Archived}},
+		{res: list.Result{URL: "http://h/a", State: list.Error}, rec: &meta.Record{Error: "503 Service Unavailable"}},
+		{res: list.Result{URL: "http://h/b", State: list.Error}, rec: &meta.Record{Error: "404 Not Found"}},
+	} {
+		tally(&sum, o)
+	}
+	if sum.Failed != 2 || sum.FirstFailure != "http://h/a: 503 Service Unavailable" {
+		t.Errorf("failed %d, first %q; want 2, the 503", sum.Failed, sum.FirstFailure)
+	}
+}
