@@ -94,5 +94,5 @@ func (s *storage) verdict(final bool) error {
 	if s.err == nil || s.fails < s.tries && !final {
 		return nil
 	}
-	return fmt.Errorf("%w (%d attempts, backing off between them): %v", ErrMirrorUnwritable, s.fails, s.err)
+	return fmt.Errorf("%w (%d attempts, backing off between them): %w", ErrMirrorUnwritable, s.fails, s.err)
 }

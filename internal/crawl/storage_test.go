@@ -1,13 +1,19 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/list"
 )
 
 func TestUnwritable(t *testing.T) {
@@ -83,5 +89,64 @@ func TestStorageBackoff(t *testing.T) {
 				t.Errorf("step %d: final verdict %v, want %v", i, err, st.finalErr)
 			}
 		}
+	}
+}
+
+// A run whose mirror cannot take its copies backs off and, after the
+// tries, ends with ErrMirrorUnwritable; the lines go back unchanged. A
+// file size limit on the test process fails the page writes (EFBIG) as a
+// full disk would, while the list and the history, smaller, are written.
+func TestRunGivesUpOnUnwritableMirror(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a>`)
+	v.site.set("/a", 200, "small")
+	if sum := v.crawl(t, time.Hour); sum.Fetched != 2 {
+		t.Fatalf("first crawl fetched %d, want 2", sum.Fetched)
+	}
+	before := map[string]list.Entry{}
+	for _, u := range []string{v.base + "/", v.base + "/a"} {
+		before[u] = v.line(t, u)
+	}
+	big := strings.Repeat("x", 256<<10)
+	v.site.set("/", 200, `<a href="/a">a</a>`+big)
+	v.site.set("/a", 200, big)
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	small := lim
+	small.Cur = 128 << 10
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small); err != nil {
+		t.Skipf("no file size limit: %v", err)
+	}
+	v.clock = v.clock.Add(2 * time.Hour)
+	now := v.clock
+	e := New(Config{
+		Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Concurrency: 2, Lease: time.Minute, UntilIdle: true, StorageBackoff: 5 * time.Millisecond,
+		Now: func() time.Time { return now },
+	}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+	sum, err := e.Run(context.Background())
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(err, ErrMirrorUnwritable) || !errors.Is(err, syscall.EFBIG) {
+		t.Fatalf("Run: %v, want ErrMirrorUnwritable (file too large)", err)
+	}
+	if sum.Fetched != 0 || sum.Errors != 0 {
+		t.Errorf("summary %+v: want nothing fetched, no error recorded", sum)
+	}
+	// The lines are as they were, unclaimed, and the copies too.
+	for u, b := range before {
+		if a := v.line(t, u); a.State != b.State || a.File != b.File || !a.Modified.Equal(b.Modified) || a.Spider != "" {
+			t.Errorf("%s: %+v, was %+v", u, a, b)
+		}
+	}
+	if got := v.file(t, before[v.base+"/a"].File); got != "small" {
+		t.Errorf("good copy harmed: %.40q", got)
+	}
+	// Five rounds at most: each fetches the two pages once.
+	if n := v.hits("/a"); n > 1+defaultStorageTries {
+		t.Errorf("/a requested %d times, want at most %d", n, 1+defaultStorageTries)
 	}
 }
