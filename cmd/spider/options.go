@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/trap"
 )
 
 // profileDefaults are the built-in profiles. Any other profile must be
@@ -54,6 +56,9 @@ type Settings struct {
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
 	NewPerHost int          // links taken per host per pass
+	// Defences against machinery and endless URL spaces; a budget of 0
+	// is off (crawl.Config.Traps takes -1 for that).
+	Traps trap.Config
 }
 
 // PoliteSettings are the robots.txt and per-host politeness settings.
@@ -162,6 +167,7 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
 		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
 	s.NewPerHost = 5000
+	s.Traps = trap.Config{SimilarPages: crawl.DefaultSimilarPages, DateURLs: crawl.DefaultDateURLs, QueryShapes: crawl.DefaultQueryShapes}
 	return &s, nil
 }
 
@@ -198,6 +204,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
 	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
 	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
+	s.applyTraps(cfg)
 	if p, ok := cfg.Profile[s.Profile]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -289,6 +296,9 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	if err := s.checkTraps(); err != nil {
+		return err
 	}
 	if _, err := scope.New(s.Scope); err != nil {
 		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}

@@ -45,6 +45,9 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // to their files; others stay absolute.
 func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
 	ok, _ := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+	if f, _ := e.traps.cfg.Cut(u); ok && f != "" && !isRequisite(kind) {
+		return false // site machinery is not mirrored
+	}
 	return ok
 }
 

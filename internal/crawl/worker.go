@@ -183,6 +183,9 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if linksErr != nil {
 		e.log.Warn("links not extracted", "url", en.URL, "err", linksErr)
 	}
+	if isHTML(resp.MediaType) {
+		e.traps.read(en.URL, resp.Body, links) // before its links are judged
+	}
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {
 			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)

@@ -1,0 +1,194 @@
+package crawl
+
+import (
+	"hash/maphash"
+	"slices"
+	"sync"
+
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/trap"
+)
+
+// CappedPattern is a URL pattern (trap.Pattern) whose links the spider no
+// longer takes, and why; for a path with too many query shapes, the path.
+type CappedPattern struct {
+	Pattern string `json:"pattern"`
+	Reason  string `json:"reason"`
+	URLs    int    `json:"urls"`  // URLs of the pattern taken before it was capped
+	Pages   int    `json:"pages"` // pages of it read, of which Similar near-identical
+	Similar int    `json:"similar"`
+}
+
+// traps keeps the counts internal/trap decides from: per URL pattern, the
+// URLs taken and the pages read and found near-identical; per path, the
+// query shapes taken; and what the defences cut, by reason. Every worker
+// reads pages and judges links through it, under its one lock. It
+// remembers what it saw in a Bloom filter (tokens of pages, URLs taken
+// and cut, shapes) and in maps bounded by maxPatterns, for the life of
+// the run: a run started again counts afresh.
+type traps struct {
+	cfg  trap.Config
+	seed maphash.Seed
+
+	mu     sync.Mutex
+	seen   []uint64                // Bloom filter of trapBits bits: see mark
+	counts map[uint64]*trap.Counts // pattern -> counts
+	shapes map[uint64]int          // path -> query shapes taken
+	capped []CappedPattern         // newest last, at most maxCapped
+	cut    map[string]int          // reason -> distinct URLs cut
+}
+
+const (
+	trapBits    = 1 << 24 // 2 MiB: one false "seen" in 100 at a million keys
+	maxPatterns = 1 << 18 // patterns and paths counted; past this, new ones are not
+	maxCapped   = 100
+)
+
+func newTraps(cfg trap.Config) *traps {
+	return &traps{cfg: cfg, seed: maphash.MakeSeed(), seen: make([]uint64, trapBits/64),
+		counts: map[uint64]*trap.Counts{}, shapes: map[uint64]int{}, cut: map[string]int{}}
+}
+
+// bits returns the two bits of key (of kind) in the Bloom filter.
+func (t *traps) bits(kind byte, key uint64) [2]uint64 {
+	h := maphash.Comparable(t.seed, [2]uint64{uint64(kind), key})
+	return [2]uint64{h % trapBits, (h>>32 | h<<32) % trapBits}
+}
+
+// has reports whether key (of kind) was marked, or is taken for one.
+func (t *traps) has(kind byte, key uint64) bool {
+	for _, i := range t.bits(kind, key) {
+		if t.seen[i/64]&(1<<(i%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mark marks key (of kind) and reports whether it was marked already.
+func (t *traps) mark(kind byte, key uint64) bool {
+	had := t.has(kind, key)
+	for _, i := range t.bits(kind, key) {
+		t.seen[i/64] |= 1 << (i % 64)
+	}
+	return had
+}
+
+func (t *traps) hash(s string) uint64 { return maphash.String(t.seed, s) }
+
+// countsOf returns the counts of the pattern hash p, nil once maxPatterns
+// patterns are counted and p is not one of them.
+func (t *traps) countsOf(p uint64, u string) *trap.Counts {
+	c := t.counts[p]
+	if c == nil && len(t.counts) < maxPatterns {
+		c = &trap.Counts{Dated: trap.Dated(u)}
+		t.counts[p] = c
+	}
+	return c
+}
+
+// read counts a page of url that was read (an HTML page with its links):
+// near-identical to the earlier pages of its pattern or not.
+func (t *traps) read(u string, body []byte, links []extract.Link) {
+	if t.cfg.SimilarPages <= 0 {
+		return
+	}
+	pat := trap.Pattern(u)
+	urls := make([]string, 0, len(links))
+	for _, l := range links {
+		urls = append(urls, l.URL)
+	}
+	toks := trap.Tokens(t.seed, pat, body, urls, trap.Pattern)
+	p := t.hash(pat)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	novel := 0
+	for _, k := range toks {
+		if !t.mark('t', k^p) {
+			novel++
+		}
+	}
+	if c := t.countsOf(p, u); c != nil {
+		c.Pages++
+		if trap.Repetitive(novel, len(toks)) {
+			c.Similar++
+		}
+		if capped, why := t.cfg.Capped(*c); capped {
+			t.note(p, pat, why, *c)
+		}
+	}
+}
+
+// judge decides whether the link u, which passed the scope rules, is
+// taken: "" if so (and it is counted), else the reason it is cut.
+func (t *traps) judge(u string) string {
+	if f, _ := t.cfg.Cut(u); f != "" {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.cutOne(u, f.Reason())
+	}
+	pat := trap.Pattern(u)
+	path, shape := trap.Shape(u)
+	p, uh := t.hash(pat), t.hash(u)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.has('u', uh) {
+		return "" // taken already, before any cap
+	}
+	c := t.countsOf(p, u)
+	if c == nil {
+		return ""
+	}
+	if capped, why := t.cfg.Capped(*c); capped {
+		t.note(p, pat, why, *c)
+		return t.cutOne(u, why)
+	}
+	if shape != "" {
+		ph := t.hash(path)
+		sh := ph ^ t.hash(shape)
+		if !t.has('s', sh) {
+			if t.cfg.ShapeCapped(t.shapes[ph]) {
+				t.note(ph, path, trap.ReasonShapes, trap.Counts{URLs: t.shapes[ph]})
+				return t.cutOne(u, trap.ReasonShapes)
+			}
+			t.mark('s', sh)
+			if t.shapes[ph] > 0 || len(t.shapes) < maxPatterns {
+				t.shapes[ph]++
+			}
+		}
+	}
+	t.mark('u', uh)
+	c.URLs++
+	return ""
+}
+
+// cutOne counts the URL u cut for reason, once per URL, and returns the
+// reason.
+func (t *traps) cutOne(u, reason string) string {
+	if !t.mark('c', t.hash(u)) && (t.cut[reason] > 0 || len(t.cut) < maxPatterns) {
+		t.cut[reason]++
+	}
+	return reason
+}
+
+// note remembers that the pattern pat (hash p) is capped, once.
+func (t *traps) note(p uint64, pat, reason string, c trap.Counts) {
+	if t.mark('n', p) {
+		return
+	}
+	t.capped = append(t.capped, CappedPattern{Pattern: pat, Reason: reason, URLs: c.URLs, Pages: c.Pages, Similar: c.Similar})
+	if len(t.capped) > maxCapped {
+		t.capped = t.capped[len(t.capped)-maxCapped:]
+	}
+}
+
+// snapshot returns the URLs cut by reason and the patterns capped.
+func (t *traps) snapshot() (map[string]int, []CappedPattern) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cut := make(map[string]int, len(t.cut))
+	for k, v := range t.cut {
+		cut[k] = v
+	}
+	return cut, slices.Clone(t.capped)
+}
