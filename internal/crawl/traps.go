@@ -39,13 +39,13 @@ type traps struct {
 }
 
 const (
-	trapBits    = 1 << 24 // 2 MiB: one false "seen" in 100 at a million keys
+	trapBits    = 1 << 25 // 4 MiB: one false "seen" in 400 at a million keys
 	maxPatterns = 1 << 18 // patterns and paths counted; past this, new ones are not
 	maxCapped   = 100
 )
 
 func newTraps(cfg trap.Config) *traps {
-	return &traps{cfg: cfg, seed: maphash.MakeSeed(), seen: make([]uint64, trapBits/64),
+	return &traps{cfg: cfg, seed: maphash.MakeSeed(),
 		counts: map[uint64]*trap.Counts{}, shapes: map[uint64]int{}, cut: map[string]int{}}
 }
 
@@ -57,6 +57,9 @@ func (t *traps) bits(kind byte, key uint64) [2]uint64 {
 
 // has reports whether key (of kind) was marked, or is taken for one.
 func (t *traps) has(kind byte, key uint64) bool {
+	if t.seen == nil {
+		return false
+	}
 	for _, i := range t.bits(kind, key) {
 		if t.seen[i/64]&(1<<(i%64)) == 0 {
 			return false
@@ -67,6 +70,9 @@ func (t *traps) has(kind byte, key uint64) bool {
 
 // mark marks key (of kind) and reports whether it was marked already.
 func (t *traps) mark(kind byte, key uint64) bool {
+	if t.seen == nil {
+		t.seen = make([]uint64, trapBits/64) // on first use: most tests never judge a link
+	}
 	had := t.has(kind, key)
 	for _, i := range t.bits(kind, key) {
 		t.seen[i/64] |= 1 << (i % 64)
@@ -88,18 +94,29 @@ func (t *traps) countsOf(p uint64, u string) *trap.Counts {
 }
 
 // read counts a page of url that was read (an HTML page with its links):
-// near-identical to the earlier pages of its pattern or not.
+// near-identical to the earlier pages of its pattern or not. Only a
+// pattern with more than one URL can be a trap, so the tokens of the
+// others (most pages of most sites) are not remembered.
 func (t *traps) read(u string, body []byte, links []extract.Link) {
 	if t.cfg.SimilarPages <= 0 {
 		return
 	}
 	pat := trap.Pattern(u)
+	p := t.hash(pat)
+	t.mu.Lock()
+	c := t.countsOf(p, u)
+	many := c != nil && c.URLs > 1
+	t.mu.Unlock()
+	if !many {
+		return
+	}
 	urls := make([]string, 0, len(links))
 	for _, l := range links {
-		urls = append(urls, l.URL)
+		if f, _ := t.cfg.Cut(l.URL); f == "" {
+			urls = append(urls, l.URL) // links to machinery name the page, not what it holds
+		}
 	}
 	toks := trap.Tokens(t.seed, pat, body, urls, trap.Pattern)
-	p := t.hash(pat)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	novel := 0
@@ -108,14 +125,12 @@ func (t *traps) read(u string, body []byte, links []extract.Link) {
 			novel++
 		}
 	}
-	if c := t.countsOf(p, u); c != nil {
-		c.Pages++
-		if trap.Repetitive(novel, len(toks)) {
-			c.Similar++
-		}
-		if capped, why := t.cfg.Capped(*c); capped {
-			t.note(p, pat, why, *c)
-		}
+	c.Pages++
+	if trap.Repetitive(novel, len(toks)) {
+		c.Similar++
+	}
+	if capped, why := t.cfg.Capped(*c); capped {
+		t.note(p, pat, why, *c)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -197,9 +198,26 @@ func TestTrapChainFollowed(t *testing.T) {
 	}
 }
 
-// wiki serves a MediaWiki-like site: articles with MediaWiki's chrome
-// (edit, history, special pages, API, feeds, printable, old revisions,
-// login), whose machinery pages link to more machinery.
+// vocabulary is the few words wiki articles are written in, as in a
+// generated wiki: every word is seen after a few articles, and only the
+// order of the words tells two articles apart.
+var vocabulary = strings.Fields("river stone lantern harbour meadow signal copper orchard valley thread engine winter garden bridge market")
+
+// prose returns n sentences for article i, the same for the same i.
+func prose(i, n int) string {
+	rng := rand.New(rand.NewPCG(uint64(i), 7))
+	var b strings.Builder
+	for range n * 10 {
+		b.WriteString(vocabulary[rng.IntN(len(vocabulary))])
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// wiki serves a MediaWiki-like site: articles /wiki/Article_N (one URL
+// pattern) in a small vocabulary, with MediaWiki's chrome (edit, history,
+// special pages, API, feeds, printable, old revisions, login) whose
+// machinery pages link to more machinery.
 func wiki(articles int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		title := strings.TrimPrefix(r.URL.Path, "/wiki/")
@@ -215,39 +233,44 @@ func wiki(articles int) http.HandlerFunc {
 			http.NotFound(w, r)
 			return
 		}
-		var links strings.Builder
+		var body strings.Builder
+		n, _ := strconv.Atoi(strings.TrimPrefix(title, "Article_"))
 		if title == "Main_Page" {
-			for i := range articles {
-				fmt.Fprintf(&links, `<a href="/wiki/Article_%s">%s</a>`, words(i), words(i))
+			for i := range 10 { // the rest is found article by article
+				fmt.Fprintf(&body, `<a href="/wiki/Article_%d">Article %d</a> `, i, i)
 			}
+		} else {
+			fmt.Fprintf(&body, `<p>%s <a href="/wiki/Article_%d">next</a>.</p><p>%s <a href="/wiki/Article_%d">see</a></p>`,
+				prose(n, 1), (n+1)%articles, prose(n+articles, 2), (n*7+3)%articles)
 		}
-		esc := strings.ReplaceAll(title, "/", "%2F")
 		fmt.Fprintf(w, `<!doctype html><html><head><title>%[1]s</title>
 <meta name="robots" content="index,follow">
 <link rel="stylesheet" href="/load.php?lang=en&amp;modules=site.styles&amp;only=styles">
 <link rel="alternate" type="application/atom+xml" href="/index.php?title=Special:RecentChanges&amp;feed=atom">
 <link rel="EditURI" href="/api.php?action=rsd"></head><body>
-<h1>%[1]s</h1><p>About %[1]s: %[3]s.</p>%[2]s
+<h1>%[1]s</h1>%[2]s
 <a href="/wiki/Main_Page">Main Page</a>
-<a href="/index.php?title=%[4]s&amp;action=edit">Edit</a>
-<a href="/index.php?title=%[4]s&amp;action=history">History</a>
-<a href="/index.php?title=%[4]s&amp;action=info">Page information</a>
-<a href="/index.php?title=%[4]s&amp;printable=yes">Printable version</a>
-<a href="/index.php?title=%[4]s&amp;oldid=%[5]d">Permanent link</a>
-<a href="/index.php?title=%[4]s&amp;diff=%[5]d&amp;oldid=%[6]d">diff</a>
-<a href="/wiki/Special:WhatLinksHere/%[4]s">What links here</a>
+<a href="/index.php?title=%[1]s&amp;action=edit">Edit</a>
+<a href="/index.php?title=%[1]s&amp;action=history">History</a>
+<a href="/index.php?title=%[1]s&amp;action=info">Page information</a>
+<a href="/index.php?title=%[1]s&amp;printable=yes">Printable version</a>
+<a href="/index.php?title=%[1]s&amp;oldid=%[3]d">Permanent link</a>
+<a href="/index.php?title=%[1]s&amp;diff=%[3]d&amp;oldid=%[4]d">diff</a>
+<a href="/wiki/Special:WhatLinksHere/%[1]s">What links here</a>
 <a href="/wiki/Special:RecentChanges">Recent changes</a>
 <a href="/wiki/Special:Random">Random page</a>
-<a href="/index.php?title=Special:UserLogin&amp;returnto=%[4]s">Log in</a>
-</body></html>`, title, links.String(), words(len(title)), esc, len(r.URL.RawQuery)+7, len(r.URL.RawQuery)+3)
+<a href="/index.php?title=Special:UserLogin&amp;returnto=%[1]s">Log in</a>
+<p>This page was last edited on %[3]d November 2026.</p>
+</body></html>`, title, body.String(), n+100, n+99)
 	}
 }
 
 // Under the defaults a MediaWiki-like site is mirrored article by article
 // and styled, and none of its machinery is asked for; the mirrored pages'
-// links to the machinery stay absolute.
+// links to the machinery stay absolute. Its articles share one URL
+// pattern and one vocabulary, and are not taken for near-identical pages.
 func TestTrapWikiMachinery(t *testing.T) {
-	const articles = 60
+	const articles = 300
 	r := runTrapSite(t, wiki(articles), "/wiki/Main_Page", nil)
 	for _, q := range r.site.requests() {
 		if !strings.HasPrefix(q, "/wiki/Article_") && q != "/wiki/Main_Page" && q != "/robots.txt" && !strings.HasPrefix(q, "/load.php?") {
@@ -261,7 +284,7 @@ func TestTrapWikiMachinery(t *testing.T) {
 		}
 	}
 	if got != articles {
-		t.Errorf("%d of %d articles mirrored", got, articles)
+		t.Errorf("%d of %d articles mirrored; capped: %+v", got, articles, r.status.CappedPatterns)
 	}
 	if css := r.count("/load.php"); css != 1 {
 		t.Errorf("%d stylesheet lines, want 1", css)
@@ -275,6 +298,25 @@ func TestTrapWikiMachinery(t *testing.T) {
 	}
 	if r.status.Filtered[trap.Edit.Reason()] == 0 {
 		t.Errorf("filtered %v, want the machinery counted", r.status.Filtered)
+	}
+}
+
+// A gallery whose photo pages differ only in the photo they show is
+// mirrored whole: a new photo is something new.
+func TestTrapGalleryFollowed(t *testing.T) {
+	const photos = 200
+	h := func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/photo/"))
+		if err != nil || n < 0 || n >= photos {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `<title>Photo %d</title><img src="/img/%d.png"><a href="/photo/%d">previous</a> <a href="/photo/%d">next</a>`,
+			n, n, (n+photos-1)%photos, (n+1)%photos)
+	}
+	r := runTrapSite(t, h, "/photo/0", nil)
+	if n := r.count("/photo/"); n != photos || len(r.status.CappedPatterns) != 0 {
+		t.Errorf("%d of %d photo pages; capped: %+v", n, photos, r.status.CappedPatterns)
 	}
 }
 
