@@ -169,6 +169,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.traps = newTraps(cfg.Traps)
+	e.traps.inherit(l.Path(), e.log)    // traps capped by earlier runs stay capped
 	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
 	return e
 }

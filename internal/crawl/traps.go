@@ -1,12 +1,15 @@
 package crawl
 
 import (
+	"encoding/json"
 	"hash/maphash"
+	"log/slog"
 	"slices"
 	"sync"
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/trap"
+	"github.com/spider-mirror/spider/list"
 )
 
 // CappedPattern is a URL pattern (trap.Pattern) whose links the spider no
@@ -25,7 +28,8 @@ type CappedPattern struct {
 // reads pages and judges links through it, under its one lock. It
 // remembers what it saw in a Bloom filter (tokens of pages, URLs taken
 // and cut, shapes) and in maps bounded by maxPatterns, for the life of
-// the run: a run started again counts afresh.
+// the run; the patterns capped are published with the spider's status,
+// and a run started again takes them up (inherit).
 type traps struct {
 	cfg  trap.Config
 	seed maphash.Seed
@@ -206,4 +210,50 @@ func (t *traps) snapshot() (map[string]int, []CappedPattern) {
 		cut[k] = v
 	}
 	return cut, slices.Clone(t.capped)
+}
+
+// inherit takes up the patterns that the spiders of the list at path
+// capped before (their published statuses: this spider's last run and
+// the others'), with their counts, so that a trap stays capped across a
+// restart and for every spider of the list. The counts are judged again
+// under this spider's budgets: a budget raised since lets the pattern go
+// on.
+func (t *traps) inherit(path string, log *slog.Logger) {
+	sts, err := list.ReadStatuses(path)
+	if err != nil {
+		log.Warn("capped URL patterns of earlier runs not read; traps are counted afresh", "err", err)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, sp := range sts {
+		var st Status
+		if json.Unmarshal(sp.Extra, &st) != nil {
+			continue
+		}
+		for _, cp := range st.CappedPatterns {
+			t.inheritOne(cp)
+		}
+	}
+}
+
+func (t *traps) inheritOne(cp CappedPattern) {
+	p := t.hash(cp.Pattern)
+	if cp.Reason == trap.ReasonShapes {
+		t.shapes[p] = max(t.shapes[p], cp.URLs)
+		if t.cfg.ShapeCapped(t.shapes[p]) {
+			t.note(p, cp.Pattern, cp.Reason, trap.Counts{URLs: t.shapes[p]})
+		}
+		return
+	}
+	c := t.counts[p]
+	if c == nil {
+		c = &trap.Counts{}
+		t.counts[p] = c
+	}
+	c.URLs, c.Pages, c.Similar = max(c.URLs, cp.URLs), max(c.Pages, cp.Pages), max(c.Similar, cp.Similar)
+	c.Dated = c.Dated || cp.Reason == trap.ReasonDated
+	if capped, why := t.cfg.Capped(*c); capped {
+		t.note(p, cp.Pattern, why, *c)
+	}
 }

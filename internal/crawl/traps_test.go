@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -336,5 +337,45 @@ func TestTrapFollowFamily(t *testing.T) {
 	}
 	if r.status.Filtered[trap.Accounts.Reason()] != 1 {
 		t.Errorf("filtered %v, want the login link", r.status.Filtered)
+	}
+}
+
+// A trap capped in one run stays capped in the next, by the same spider
+// or another one of the list: refreshing the calendar's days adds none.
+func TestTrapCapSurvivesRestart(t *testing.T) {
+	var version atomic.Int32 // each run's pages differ from the last run's: their links are read again
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<p>version %d</p>", version.Load())
+		calendar(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	l, m, _ := openListMirror(t)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	run := func(spider string) int {
+		t.Helper()
+		version.Add(1)
+		cfg := Config{
+			Spider: spider, Profile: claim.Profile{Name: spider, Window: time.Hour, MaxLevel: -1, Batch: 50},
+			Starts: []string{srv.URL + "/calendar/2026-11-21"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true,
+			Now: func() time.Time { return now },
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second})).Run(ctx); err != nil || ctx.Err() != nil {
+			t.Fatalf("Run: %v, %v", err, ctx.Err())
+		}
+		n := 0
+		l.Scan(context.Background(), func(*list.Entry) error { n++; return nil })
+		return n
+	}
+	first := run("slow")
+	now = now.Add(2 * time.Hour) // every day is due again
+	if again := run("slow"); again != first {
+		t.Errorf("the restarted spider took %d more days of a capped calendar", again-first)
+	}
+	now = now.Add(2 * time.Hour)
+	if other := run("other"); other != first {
+		t.Errorf("another spider of the list took %d more days of a capped calendar", other-first)
 	}
 }
