@@ -102,6 +102,7 @@ type LimitsConfig struct {
 	MaxURLLength  *int `toml:"max_url_length"`
 	MaxLinkLevel  *int `toml:"max_link_level"`
 	MaxRepeat     *int `toml:"max_repeat"`
+	MaxSegments   *int `toml:"max_segments"`
 	MaxNewPerHost *int `toml:"max_new_per_host"`
 	// Budgets per URL pattern (crawl.Config.Traps); 0 = off.
 	SimilarPages *int `toml:"similar_pages"`

@@ -165,7 +165,7 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
-		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
+		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat, MaxSegments: scope.DefaultMaxSegments}}
 	s.NewPerHost = 5000
 	s.Traps = trap.Config{SimilarPages: crawl.DefaultSimilarPages, DateURLs: crawl.DefaultDateURLs, QueryShapes: crawl.DefaultQueryShapes}
 	return &s, nil

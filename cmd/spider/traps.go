@@ -20,6 +20,7 @@ func (s *Settings) applyTraps(cfg *Config) {
 	for _, f := range cfg.Scope.Follow {
 		s.Traps.Follow = append(s.Traps.Follow, trap.Family(f))
 	}
+	setPtr(&s.Scope.Limits.MaxSegments, cfg.Limits.MaxSegments)
 	setPtr(&s.Traps.SimilarPages, cfg.Limits.SimilarPages)
 	setPtr(&s.Traps.DateURLs, cfg.Limits.DateURLs)
 	setPtr(&s.Traps.QueryShapes, cfg.Limits.QueryShapes)
@@ -31,6 +32,9 @@ func (s *Settings) checkTraps() error {
 		if !trap.Valid(string(f)) {
 			return usageErr{fmt.Errorf("[scope] follow: unknown family %q", f), "the families are " + familyNames()}
 		}
+	}
+	if s.Scope.Limits.MaxSegments < 1 {
+		return usageErr{fmt.Errorf("max_segments must be at least 1, got %d", s.Scope.Limits.MaxSegments), ""}
 	}
 	for _, b := range []struct {
 		key string
