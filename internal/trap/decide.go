@@ -2,6 +2,7 @@ package trap
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 )
 
@@ -56,53 +57,109 @@ func Repetitive(novel, total int) bool {
 // links it holds to URLs of other patterns (patterns maps a link to its
 // pattern). Each token is a hash with seed.
 func Tokens(seed maphash.Seed, pat string, body []byte, links []string, patterns func(string) string) []uint64 {
-	seen := map[uint64]bool{}
-	var out []uint64
-	add := func(kind byte, s ...string) {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.WriteByte(kind)
-		for _, w := range s {
-			h.WriteString(w)
-			h.WriteByte(0)
+	out := make([]uint64, 0, len(body)/8+len(links))
+	var w [3]uint64 // the last three words' hashes
+	n := 0
+	eachWord(seed, body, func(h uint64) {
+		w[0], w[1], w[2] = w[1], w[2], h
+		if n++; n >= 3 {
+			out = append(out, mix(mix(mix('w', w[0]), w[1]), w[2]))
 		}
-		if k := h.Sum64(); !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	ws := words(body)
-	for i := 0; i+3 <= len(ws); i++ {
-		add('w', ws[i:i+3]...)
-	}
-	if len(ws) > 0 && len(ws) < 3 {
-		add('w', ws...)
+	})
+	switch n {
+	case 1:
+		out = append(out, mix('w', w[2]))
+	case 2:
+		out = append(out, mix(mix('w', w[1]), w[2]))
 	}
 	for _, l := range links {
-		if patterns(l) != pat {
-			add('l', l)
+		if !samePattern(l, pat, patterns) {
+			out = append(out, mix('l', maphash.String(seed, l)))
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
-// words returns the words of body: runs of letters (any non-ASCII byte
-// counts as one), in lower case, each of at most 40 bytes (longer runs
-// are dropped: encoded data, not words).
-func words(body []byte) []string {
-	var out []string
-	start := -1
+// mix folds h into k (the finaliser of MurmurHash3 over their sum).
+func mix(k, h uint64) uint64 {
+	k = k*0x9e3779b97f4a7c15 + h
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	return k ^ k>>33
+}
+
+// eachWord calls f with the hash of each word of body: a run of letters
+// (any non-ASCII byte counts as one), in lower case, of at most 40 bytes
+// (longer runs are dropped: encoded data, not words).
+func eachWord(seed maphash.Seed, body []byte, f func(uint64)) {
+	var buf [40]byte
+	n, long := 0, false
 	for i := 0; i <= len(body); i++ {
-		letter := i < len(body) && (body[i]|0x20 >= 'a' && body[i]|0x20 <= 'z' || body[i] >= 0x80)
+		c := byte(' ')
+		if i < len(body) {
+			c = body[i]
+		}
 		switch {
-		case letter && start < 0:
-			start = i
-		case !letter && start >= 0:
-			if i-start <= 40 {
-				out = append(out, strings.ToLower(string(body[start:i])))
+		case c >= 'A' && c <= 'Z':
+			c |= 0x20
+			fallthrough
+		case c >= 'a' && c <= 'z' || c >= 0x80:
+			if n < len(buf) {
+				buf[n] = c
+				n++
+			} else {
+				long = true
 			}
-			start = -1
+		default:
+			if n > 0 && !long {
+				f(maphash.Bytes(seed, buf[:n]))
+			}
+			n, long = 0, false
 		}
 	}
-	return out
+}
+
+// samePattern reports whether the URL u is of pattern pat; without a
+// query, by comparing its masked host and path with pat as they stream,
+// with no allocation.
+func samePattern(u, pat string, patterns func(string) string) bool {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok || strings.ContainsAny(rest, "?#") {
+		return patterns(u) == pat
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	if len(host) > len(pat) || !strings.EqualFold(host, pat[:len(host)]) {
+		return false
+	}
+	p := pat[len(host):]
+	j := 0
+	expect := func(c byte) bool {
+		if j < len(p) && p[j] == c {
+			j++
+			return true
+		}
+		return false
+	}
+	if !expect('/') {
+		return false
+	}
+	digits := false
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c >= '0' && c <= '9' {
+			if !digits && !expect('N') {
+				return false
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		if !expect(c) {
+			return false
+		}
+	}
+	return j == len(p)
 }

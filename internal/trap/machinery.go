@@ -26,7 +26,7 @@ var actions = map[string]Family{
 
 // Last path segments (lower case, extension removed) by family.
 var lastSegments = map[string]Family{
-	"api.php": Edit, "xmlrpc.php": Edit, "posting.php": Edit,
+	"api.php": Edit, "xmlrpc.php": Edit, "posting.php": Edit, "opensearch_desc.php": Edit,
 	"wp-login.php": Accounts, "ucp.php": Accounts, "login": Accounts, "logout": Accounts, "signin": Accounts,
 	"signout": Accounts, "sign_in": Accounts, "sign_out": Accounts, "log_in": Accounts, "log_out": Accounts,
 	"register": Accounts, "signup": Accounts, "sign_up": Accounts,
