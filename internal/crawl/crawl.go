@@ -168,8 +168,8 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		progress: &progress{},
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
-	e.traps = newTraps(cfg.Traps)
-	e.traps.inherit(l.Path(), e.log)    // traps capped by earlier runs stay capped
+	e.traps = newTraps(cfg.Traps, e.log)
+	e.traps.inherit(l.Path())           // traps capped by earlier runs stay capped
 	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
 	return e
 }

@@ -33,6 +33,7 @@ type CappedPattern struct {
 type traps struct {
 	cfg  trap.Config
 	seed maphash.Seed
+	log  *slog.Logger
 
 	mu     sync.Mutex
 	seen   []uint64                // Bloom filter of trapBits bits: see mark
@@ -48,8 +49,8 @@ const (
 	maxCapped   = 100
 )
 
-func newTraps(cfg trap.Config) *traps {
-	return &traps{cfg: cfg, seed: maphash.MakeSeed(),
+func newTraps(cfg trap.Config, log *slog.Logger) *traps {
+	return &traps{cfg: cfg, seed: maphash.MakeSeed(), log: log,
 		counts: map[uint64]*trap.Counts{}, shapes: map[uint64]int{}, cut: map[string]int{}}
 }
 
@@ -190,11 +191,14 @@ func (t *traps) cutOne(u, reason string) string {
 	return reason
 }
 
-// note remembers that the pattern pat (hash p) is capped, once.
+// note remembers that the pattern pat (hash p) is capped, once, and
+// says so in the log.
 func (t *traps) note(p uint64, pat, reason string, c trap.Counts) {
 	if t.mark('n', p) {
 		return
 	}
+	t.log.Info("URL pattern capped: links into it are no longer followed", "pattern", pat, "reason", reason,
+		"urls", c.URLs, "pages", c.Pages, "near_identical", c.Similar)
 	t.capped = append(t.capped, CappedPattern{Pattern: pat, Reason: reason, URLs: c.URLs, Pages: c.Pages, Similar: c.Similar})
 	if len(t.capped) > maxCapped {
 		t.capped = t.capped[len(t.capped)-maxCapped:]
@@ -218,10 +222,10 @@ func (t *traps) snapshot() (map[string]int, []CappedPattern) {
 // restart and for every spider of the list. The counts are judged again
 // under this spider's budgets: a budget raised since lets the pattern go
 // on.
-func (t *traps) inherit(path string, log *slog.Logger) {
+func (t *traps) inherit(path string) {
 	sts, err := list.ReadStatuses(path)
 	if err != nil {
-		log.Warn("capped URL patterns of earlier runs not read; traps are counted afresh", "err", err)
+		t.log.Warn("capped URL patterns of earlier runs not read; traps are counted afresh", "err", err)
 		return
 	}
 	t.mu.Lock()

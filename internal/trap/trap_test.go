@@ -33,6 +33,7 @@ func TestMachinery(t *testing.T) {
 		{"http://b.example/wp-admin/post.php?post=1", Edit, "/wp-admin/"},
 		{"http://b.example/wp-json/oembed/1.0/embed?url=x", Edit, "/wp-json/"},
 		{"http://b.example/xmlrpc.php", Edit, "/xmlrpc.php"},
+		{"http://w.example/opensearch_desc.php", Edit, "/opensearch_desc.php"},
 		{"http://f.example/posting.php?mode=reply&t=1", Edit, "/posting.php"},
 		{"http://f.example/ucp.php?mode=login", Accounts, "/ucp.php"},
 		{"http://d.example/doku.php?id=start&do=revisions", Edit, "do=revisions"},
