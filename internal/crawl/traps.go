@@ -140,7 +140,11 @@ func (t *traps) read(u string, body []byte, links []extract.Link) {
 }
 
 // judge decides whether the link u, which passed the scope rules, is
-// taken: "" if so (and it is counted), else the reason it is cut.
+// taken: "" if so (and it is counted), else the reason it is cut (and the
+// cut is counted). A link once taken stays taken and a link once cut stays
+// cut (counts only grow), so the rewriting of a page's links into the
+// mirror (mirrors) and the links taken from it (follows) agree whichever
+// asks first.
 func (t *traps) judge(u string) string {
 	if f, _ := t.cfg.Cut(u); f != "" {
 		t.mu.Lock()

@@ -129,6 +129,25 @@ func TestTrapCalendarStops(t *testing.T) {
 	if r.status.Filtered[trap.ReasonSimilar] < 1 {
 		t.Errorf("filtered %v, want the calendar's cut links counted", r.status.Filtered)
 	}
+	// The days not taken stay absolute in the copies that link them.
+	edges := 0
+	for u, e := range r.lines {
+		day, err := time.Parse("2006-01-02", strings.TrimPrefix(u, r.base+"/calendar/"))
+		if err != nil || e.File == "" {
+			continue
+		}
+		next := r.base + "/calendar/" + day.AddDate(0, 0, 1).Format("2006-01-02")
+		if _, ok := r.lines[next]; ok {
+			continue
+		}
+		edges++
+		if b, err := os.ReadFile(filepath.Join(r.mdir, filepath.FromSlash(e.File))); err != nil || !strings.Contains(string(b), `href="`+next+`"`) {
+			t.Errorf("%s: the link to %s, not taken, is not absolute (%v):\n%s", u, next, err, b)
+		}
+	}
+	if edges == 0 {
+		t.Error("no copy links a day not taken")
+	}
 }
 
 // A calendar whose days all differ (each names its own events) is still
