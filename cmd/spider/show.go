@@ -221,7 +221,9 @@ func stamp(t time.Time) string {
 
 // printShownLine writes the URL's line in the list and its copy.
 func printShownLine(row rowFunc, sh *Shown) {
-	if !sh.Listed {
+	if !sh.Listed && sh.Filtered != "" {
+		row("list", "no line for this URL: links to it are not followed (filtered, below)")
+	} else if !sh.Listed {
 		row("list", "no line for this URL (not found by any spider yet, or out of scope)")
 	} else {
 		ln := sh.Line
