@@ -117,8 +117,9 @@ func (t *traps) read(u string, body []byte, links []extract.Link) {
 	}
 	urls := make([]string, 0, len(links))
 	for _, l := range links {
-		if f, _ := t.cfg.Cut(l.URL); f == "" {
-			urls = append(urls, l.URL) // links to machinery name the page, not what it holds
+		u := t.cfg.Strip(l.URL) // as the crawl takes it
+		if f, _ := t.cfg.Cut(u); f == "" {
+			urls = append(urls, u) // links to machinery name the page, not what it holds
 		}
 	}
 	toks := trap.Tokens(t.seed, pat, body, urls, trap.Pattern)

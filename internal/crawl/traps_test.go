@@ -398,3 +398,36 @@ func TestTrapCapSurvivesRestart(t *testing.T) {
 		t.Errorf("another spider of the list took %d more days of a capped calendar", other-first)
 	}
 }
+
+// A forum that puts a new session id in its links for a client without
+// cookies is mirrored once, not once per session, and its copies link
+// each other's files.
+func TestTrapSessionIDsStripped(t *testing.T) {
+	var sessions atomic.Int64
+	h := func(w http.ResponseWriter, r *http.Request) {
+		sid := r.URL.Query().Get("sid")
+		if sid == "" {
+			sid = fmt.Sprintf("%032x", 0xabc000+sessions.Add(1)) // a new session
+		}
+		n, _ := strconv.Atoi(r.URL.Query().Get("t"))
+		if r.URL.Path != "/viewtopic.php" || n < 0 || n >= 20 {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `<p>Topic %s</p><a href="/viewtopic.php?t=%d&amp;sid=%s">next</a> <a href="/viewtopic.php?t=0&amp;sid=%s">first</a>`,
+			words(n), (n+1)%20, sid, sid)
+	}
+	r := runTrapSite(t, h, "/viewtopic.php?t=0", nil)
+	if n := r.count("/viewtopic.php"); n != 20 {
+		t.Errorf("%d topic lines, want 20: %v", n, r.site.requests())
+	}
+	for u := range r.lines {
+		if strings.Contains(u, "sid=") {
+			t.Errorf("a line with a session id: %s", u)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(r.mdir, filepath.FromSlash(r.lines[r.base+"/viewtopic.php?t=0"].File)))
+	if err != nil || strings.Contains(string(b), "sid=") || !strings.Contains(string(b), "viewtopic.php") {
+		t.Errorf("the copy of topic 0 (%v) does not link topic 1's file:\n%s", err, b)
+	}
+}

@@ -191,6 +191,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
+		l.URL = e.traps.cfg.Strip(l.URL) // as linkFile rewrote it
 		if e.follows(en, l) {
 			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}

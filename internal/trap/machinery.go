@@ -11,7 +11,6 @@ var machineryKeys = map[string]Family{
 	"veaction": Edit, "mobileaction": Edit, "useskin": Edit, "uselang": Edit, "returnto": Accounts,
 	"feed": Feeds, "feedformat": Feeds,
 	"sort": Sort, "sortby": Sort, "sort_by": Sort, "orderby": Sort, "order_by": Sort, "order": Sort, "sortorder": Sort, "sort_order": Sort,
-	"phpsessid": Sessions, "jsessionid": Sessions, "sessionid": Sessions, "session_id": Sessions, "sessid": Sessions, "cfid": Sessions, "cftoken": Sessions,
 }
 
 // Values of action= (MediaWiki, DokuWiki, phpBB, many others) by family.
@@ -57,9 +56,6 @@ func pathMachinery(path string) (Family, string) {
 	if strings.Contains(low, "/special:") {
 		return Edit, "Special:"
 	}
-	if strings.Contains(low, ";jsessionid=") {
-		return Sessions, ";jsessionid="
-	}
 	segs := strings.Split(strings.Trim(low, "/"), "/")
 	for _, s := range segs {
 		if f, ok := anySegments[s]; ok {
@@ -102,8 +98,6 @@ func queryMachinery(query string) (Family, string) {
 			if v == "rss" || v == "atom" || v == "rss2" || v == "feed" {
 				return Feeds, k + "=" + v
 			}
-		case (k == "sid" || k == "s") && sessionLike(v):
-			return Sessions, k + "="
 		case (k == "c" || k == "o") && apacheSort(ps):
 			return Sort, "?C=…;O=…"
 		}

@@ -39,7 +39,8 @@ const (
 	Accounts Family = "accounts"
 	// Sort: the same listing re-sorted (sort=, order=, Apache's ?C=N;O=D).
 	Sort Family = "sort"
-	// Sessions: URLs that carry a session id, new for every visit.
+	// Sessions: session ids in links, new for every visit. They are not
+	// cut but removed (StripSessions); following the family keeps them.
 	Sessions Family = "sessions"
 )
 
@@ -58,6 +59,15 @@ type Config struct {
 	// QueryShapes caps the query shapes (sets of query keys) of one path:
 	// links with a new shape are not taken once the path has this many.
 	QueryShapes int
+}
+
+// Strip returns the link u as the crawl takes it: without session ids
+// (StripSessions), unless c follows the Sessions family.
+func (c Config) Strip(u string) string {
+	if c.Follows(Sessions) {
+		return u
+	}
+	return StripSessions(u)
 }
 
 // Follows reports whether c follows the family f all the same.
@@ -92,7 +102,7 @@ func (f Family) Reason() string {
 	case Sort:
 		return "re-sorted listing"
 	case Sessions:
-		return "session id in the URL"
+		return "session id removed from the URL"
 	}
 	return string(f)
 }

@@ -54,10 +54,6 @@ func TestMachinery(t *testing.T) {
 		{"http://s.example/dir/?C=N;O=D", Sort, "?C=…;O=…"},
 		{"http://s.example/list?page=2&sort=date", Sort, "sort="},
 		{"http://s.example/list?orderby=title&order=asc", Sort, "orderby="},
-		// Sessions.
-		{"http://s.example/viewtopic.php?t=1&sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0", Sessions, "sid="},
-		{"http://s.example/a;jsessionid=ABC123", Sessions, ";jsessionid="},
-		{"http://s.example/a?PHPSESSID=x1", Sessions, "phpsessid="},
 		// Not machinery.
 		{"http://w.example/wiki/Main_Page", "", ""},
 		{"http://w.example/index.php?title=Foo", "", ""},
@@ -77,6 +73,30 @@ func TestMachinery(t *testing.T) {
 		if f != tt.fam || sign != tt.sign {
 			t.Errorf("Machinery(%s) = %q %q, want %q %q", tt.url, f, sign, tt.fam, tt.sign)
 		}
+	}
+}
+
+func TestStripSessions(t *testing.T) {
+	const sid = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+	for u, want := range map[string]string{
+		"http://s.example/viewtopic.php?t=1&sid=" + sid:      "http://s.example/viewtopic.php?t=1",
+		"http://s.example/viewtopic.php?sid=" + sid + "&t=1": "http://s.example/viewtopic.php?t=1",
+		"http://s.example/index.php?sid=" + sid:              "http://s.example/index.php",
+		"http://s.example/a;jsessionid=ABC123":               "http://s.example/a",
+		"http://s.example/a;JSESSIONID=ABC123?x=1":           "http://s.example/a?x=1",
+		"http://s.example/a?PHPSESSID=x1&b=2;c=3":            "http://s.example/a?b=2&c=3",
+		"http://s.example/forum.php?s=" + sid + "&f=3":       "http://s.example/forum.php?f=3",
+		"http://s.example/viewtopic.php?t=1&sid=12":          "http://s.example/viewtopic.php?t=1&sid=12",
+		"http://s.example/search?s=hello+world":              "http://s.example/search?s=hello+world",
+		"http://s.example/list?b=2;c=3":                      "http://s.example/list?b=2;c=3",
+		"http://s.example/":                                  "http://s.example/",
+	} {
+		if got := StripSessions(u); got != want {
+			t.Errorf("StripSessions(%s) = %s, want %s", u, got, want)
+		}
+	}
+	if u := "http://s.example/a?PHPSESSID=x1"; (Config{Follow: []Family{Sessions}}).Strip(u) != u || (Config{}).Strip(u) != "http://s.example/a" {
+		t.Error("Strip does not keep the session id when the family is followed, or keeps it when not")
 	}
 }
 
@@ -252,5 +272,8 @@ func FuzzURL(f *testing.F) {
 		}
 		Dated(u)
 		Shape(u)
+		if s := StripSessions(u); len(s) > len(u) || StripSessions(s) != s {
+			t.Fatalf("StripSessions(%q) = %q: longer, or not stable", u, s)
+		}
 	})
 }
