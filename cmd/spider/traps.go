@@ -115,7 +115,11 @@ func printFiltered(w io.Writer, st *Status) {
 // it, or "": site machinery (recomputed from the config's follow), or a URL
 // pattern a spider capped (from the statuses the spiders published).
 func filteredWhy(u string, follow []trap.Family, sts []list.SpiderStatus) string {
-	if f, sign := (trap.Config{Follow: follow}).Cut(u); f != "" {
+	c := trap.Config{Follow: follow}
+	if s := c.Strip(u); s != u {
+		return fmt.Sprintf("%s: links to it are taken as %s; to keep session ids, add %q to [scope] follow", trap.Sessions.Reason(), s, trap.Sessions)
+	}
+	if f, sign := c.Cut(u); f != "" {
 		return fmt.Sprintf("%s (%s); to follow such links, add %q to [scope] follow", f.Reason(), sign, f)
 	}
 	pat := trap.Pattern(u)
