@@ -27,6 +27,14 @@ func TestMachinery(t *testing.T) {
 		{"http://w.example/api.php?action=rsd", Edit, "/api.php"},
 		{"http://w.example/index.php?title=Special:UserLogin&returnto=X", Edit, "Special:"},
 		{"http://w.example/index.php?title=X&feed=atom&action=history", Feeds, "feed="},
+		// What spider followed on a real MediaWiki 1.39 ($wgScriptPath /w).
+		{"http://w.example/w/index.php?title=Article_5&action=edit&section=2", Edit, "action=edit"},
+		{"http://w.example/w/index.php?title=Special:CreateAccount&returnto=Article_5", Edit, "Special:"},
+		{"http://w.example/w/index.php?title=Article_5&oldid=123", Edit, "oldid="},
+		{"http://w.example/w/opensearch_desc.php", Edit, "/opensearch_desc.php"},
+		{"http://w.example/w/load.php?lang=en&modules=skins.vector.styles.legacy&only=styles&skin=vector", "", ""},
+		{"http://w.example/wiki/Talk:Article_5", "", ""},
+		{"http://w.example/wiki/Category:Group_3", "", ""},
 		// WordPress, phpBB, DokuWiki.
 		{"http://b.example/2026/11/post/?replytocom=42", Edit, "replytocom="},
 		{"http://b.example/wp-login.php?action=lostpassword", Accounts, "/wp-login.php"},
