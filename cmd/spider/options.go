@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/trap"
 )
 
 // profileDefaults are the built-in profiles. Any other profile must be
@@ -43,9 +45,10 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
-	// 404 answers in a row before archiving, and the wait between them.
+	// 404 answers before archiving, and how far apart the first and the
+	// last must be at least.
 	ArchiveAfter int
-	ConfirmGone  time.Duration
+	ArchiveSpan  time.Duration
 
 	// The mirror as people browse it: config only, no flags.
 	RemoveArchived       bool // remove_archived, default false
@@ -54,6 +57,9 @@ type Settings struct {
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
 	NewPerHost int          // links taken per host per pass
+	// Defences against machinery and endless URL spaces; a budget of 0
+	// is off (crawl.Config.Traps takes -1 for that).
+	Traps trap.Config
 }
 
 // PoliteSettings are the robots.txt and per-host politeness settings.
@@ -155,13 +161,14 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
-	s.ArchiveAfter = 2
+	s.ArchiveAfter, s.ArchiveSpan = crawl.DefaultArchiveAfter, crawl.DefaultArchiveSpan
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
-		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
+		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat, MaxSegments: scope.DefaultMaxSegments}}
 	s.NewPerHost = 5000
+	s.Traps = trap.Config{SimilarPages: crawl.DefaultSimilarPages, DateURLs: crawl.DefaultDateURLs, QueryShapes: crawl.DefaultQueryShapes}
 	return &s, nil
 }
 
@@ -176,7 +183,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
 	setPtr(&s.ArchiveAfter, cfg.ArchiveAfter)
-	setDur(&s.ConfirmGone, cfg.ConfirmGone)
+	setDur(&s.ArchiveSpan, cfg.ArchiveSpan)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
 	fc := cfg.Fetch
@@ -198,6 +205,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
 	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
 	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
+	s.applyTraps(cfg)
 	if p, ok := cfg.Profile[s.Profile]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -272,7 +280,9 @@ func (s *Settings) validate() error {
 	case s.Lease < 10*time.Second:
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
 	case s.ArchiveAfter < 1 || s.ArchiveAfter > 100:
-		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers in a row before a page is archived"}
+		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers before a page is archived"}
+	case s.ArchiveSpan <= 0 || s.ArchiveSpan > 30*24*time.Hour:
+		return usageErr{fmt.Errorf("archive_span must be more than 0 and at most 720h, got %v", s.ArchiveSpan), "it is how far apart the first and the last of those 404 answers must be at least"}
 	case s.Polite.HostConns < 1 || s.Polite.HostConns > 64:
 		return usageErr{fmt.Errorf("host_connections must be 1 to 64, got %d", s.Polite.HostConns), ""}
 	case s.Polite.MaxSlowDown <= 0 || s.Polite.MaxSlowDown > time.Hour:
@@ -289,6 +299,9 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	if err := s.checkTraps(); err != nil {
+		return err
 	}
 	if _, err := scope.New(s.Scope); err != nil {
 		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}

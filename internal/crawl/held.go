@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"log/slog"
 	"sync"
 
 	"github.com/spider-mirror/spider/internal/extract"
@@ -39,9 +40,10 @@ func (e *Engine) takeLinks(o *outcome, links []extract.Link) {
 	var held []meta.Link
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {
-			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
+			e.warns.note(slog.LevelWarn, "too many links on a page, rest ignored", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
+		l.URL = e.traps.cfg.Strip(l.URL) // as linkFile rewrote it
 		switch ok, hold := e.follows(en, l); {
 		case ok:
 			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})

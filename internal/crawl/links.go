@@ -32,8 +32,8 @@ func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, b
 	if ok {
 		return f.file, f.ok
 	}
-	if e.mirrors(fromIn, abs, kind) {
-		to, err := linkname.File(e.cfg.Layout, abs, kind)
+	if u := e.traps.cfg.Strip(abs); e.mirrors(fromIn, u, kind) { // the URL as follows takes it
+		to, err := linkname.File(e.cfg.Layout, u, kind)
 		f = linkFile{file: to, ok: err == nil}
 	}
 	e.links.put(k, f, gen)

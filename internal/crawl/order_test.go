@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -104,10 +105,22 @@ func TestClaimedAheadLineGoesFirst(t *testing.T) {
 		styleAt  = -1 // deepest chain page asked for before the style sheet
 		timeouts int
 	)
-	page := func(w http.ResponseWriter, links ...string) {
+	page := func(w http.ResponseWriter, seed string, links ...string) {
 		w.Header().Set("Content-Type", "text/html")
 		var b strings.Builder
 		b.WriteString(`<html><head><link rel="stylesheet" href="/style.css"></head><body>`)
+		// A word of its own (letters: numbers do not make a page new) and
+		// prose: no pattern of near-identical pages for the defences
+		// (traps.go) to cap.
+		h := fnv.New32a()
+		h.Write([]byte(seed))
+		word := []byte(strconv.FormatUint(uint64(h.Sum32()), 26))
+		for i, c := range word {
+			if c <= '9' {
+				word[i] = c - '0' + 'q'
+			}
+		}
+		fmt.Fprintf(&b, "<p>page %s here. %s</p>", word, prose(int(h.Sum32()), 2))
 		for _, l := range links {
 			fmt.Fprintf(&b, `<a href="%s">x</a>`, l)
 		}
@@ -142,7 +155,7 @@ func TestClaimedAheadLineGoesFirst(t *testing.T) {
 			w.Write([]byte("body { color: black }"))
 			return
 		case p == "/":
-			page(w, links(0)...)
+			page(w, p, links(0)...)
 			return
 		case !strings.HasPrefix(p, "/chain/") && !strings.HasPrefix(p, "/leaf/"):
 			http.NotFound(w, r)
@@ -161,10 +174,10 @@ func TestClaimedAheadLineGoesFirst(t *testing.T) {
 				gate.open() // the symptom is there: no need to hold the rest
 			}
 			mu.Unlock()
-			page(w, links(k)...)
+			page(w, p, links(k)...)
 			return
 		}
-		page(w)
+		page(w, p)
 	}))
 	t.Cleanup(srv.Close)
 	l, m, _ := openListMirror(t)
@@ -252,3 +265,4 @@ func TestWaitedTakesTurns(t *testing.T) {
 		t.Errorf("handed back at close: %v, want /c", left)
 	}
 }
+

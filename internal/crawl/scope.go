@@ -114,8 +114,10 @@ func (f *follower) newPass() {
 // or its <meta name="robots">: obeyed as wget does, unless robots.txt is
 // ignored too; what the page needs to display is fetched all the same), it
 // passes the limits and scope rules, and its host's budget of links per
-// pass (Config.MaxNewPerHost) is not spent. held says the budget alone
-// refused it: the page's history keeps it for the next visit (held.go).
+// pass (Config.MaxNewPerHost) is not spent. A link that is not a requisite
+// must also pass the defences (traps.go): not site machinery, not into a
+// URL pattern over its budget. held says the budget alone refused it: the
+// page's history keeps it for the next visit (held.go).
 func (e *Engine) follows(en list.Entry, l extract.Link) (ok, held bool) {
 	if en.Level >= list.MaxLevel {
 		return false, false
@@ -129,6 +131,13 @@ func (e *Engine) follows(en list.Entry, l extract.Link) (ok, held bool) {
 	if !ok {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
 		return false, false
+	}
+	if !isRequisite(l.Kind) {
+		// What a page needs to display is bounded by its pages.
+		if why := e.traps.judge(l.URL); why != "" {
+			e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
+			return false, false
+		}
 	}
 	ok = e.follow.budget(l.URL)
 	return ok, !ok
