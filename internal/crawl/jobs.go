@@ -65,6 +65,9 @@ func (q *jobs) take() (job, bool) {
 			return job{}, false // the last claims are taken: the run ends
 		default:
 			j, ok = q.ahead.pop()
+			if !ok && len(q.waited) > 0 {
+				continue // the stack held lost jobs alone: waited's turn
+			}
 			q.turn = ok
 		}
 		if ok {

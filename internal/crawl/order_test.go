@@ -266,3 +266,30 @@ func TestWaitedTakesTurns(t *testing.T) {
 	}
 }
 
+// A worker that finds only lost jobs on the stack (lines another spider
+// claimed) takes a waited line instead of waiting: nothing else would
+// wake it.
+func TestWaitedAfterLostJobs(t *testing.T) {
+	r := testRun(t)
+	r.jobs.mu.Lock()
+	r.jobs.register(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/lost", Level: 1}}, -1, 0)
+	r.jobs.mu.Unlock()
+	// The pass claims /a, and /lost goes to another spider.
+	r.jobs.decide(map[string]bool{"http://h/a": true, "http://h/lost": true}, []list.Entry{{URL: "http://h/a", Level: 1, State: list.Found}}, 1)
+	r.jobs.mu.Lock()
+	r.jobs.turn = false // the stack's turn
+	r.jobs.mu.Unlock()
+	got := make(chan string, 1)
+	go func() { // ends with take, which returns at the latest at close (Cleanup)
+		j, _ := r.jobs.take()
+		got <- j.en.URL
+	}()
+	select {
+	case u := <-got:
+		if u != "http://h/a" {
+			t.Errorf("took %q, want /a", u)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the worker waits with a claimed line left")
+	}
+}
