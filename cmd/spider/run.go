@@ -117,7 +117,14 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
 		return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
 	}
-	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen})
+	// --for bounds everything from here, waits for the list's lock included.
+	if s.For > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.For)
+		defer cancel()
+	}
+	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen,
+		OnWait: warnLockWait(log), WaitReport: crawl.DefaultLockWait})
 	if err != nil {
 		return err
 	}
@@ -145,11 +152,6 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	}
 	defer m.Close()
 
-	if s.For > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.For)
-		defer cancel()
-	}
 	// No connection into the local network unless the crawl starts there,
 	// whatever a link, a redirect or a DNS answer says.
 	loopback, private := scope.Allowed(hosts)
@@ -171,6 +173,10 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived, "disallowed", sum.Disallowed,
 		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
+	var lw *list.LockWaitError
+	if errors.As(err, &lw) && errors.Is(err, context.DeadlineExceeded) && sum.Cycles == 0 {
+		err = fmt.Errorf("no pass ran within --for %s: %w", s.For, err)
+	}
 	if err != nil {
 		return listErr(err)
 	}
@@ -208,7 +214,7 @@ func listErr(err error) error {
 	if errors.As(err, &pe) {
 		return hintErr{err, "the list was edited or damaged: fix or remove that line; nothing was written"}
 	}
-	return err
+	return lockWaitErr(err)
 }
 
 func rate(n int, secs float64) float64 {

@@ -28,11 +28,32 @@ type Status struct {
 	Claims map[string]int `json:"claims"` // spider_id -> lines claimed now
 	Due    map[string]int `json:"due"`    // spider_id -> unclaimed lines due now under its profile
 	// Merged from the spiders' published statuses (since each started):
-	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"` // newest first
-	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`     // by mean fetch time, slowest first
-	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`   // most frequent first
-	Spiders         []list.SpiderStatus `json:"spiders"`           // every spider that ran on the list
-	Files           FileSizes           `json:"files"`             // bytes on disk of the list and the files beside it
+	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"`      // newest first
+	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`          // by mean fetch time, slowest first
+	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`        // most frequent first
+	Spiders         []list.SpiderStatus `json:"spiders"`                // every spider that ran on the list
+	Files           FileSizes           `json:"files"`                  // bytes on disk of the list and the files beside it
+	StalledLock     *StalledLock        `json:"stalled_lock,omitempty"` // the list's lock, if one process has held it for long
+}
+
+// StalledLock is a holder of the list's lock that has kept it long enough
+// to keep every spider of the list waiting (a spider stopped mid-pass).
+type StalledLock struct {
+	PID     int       `json:"pid"`    // 0 if the holder did not say
+	Spider  string    `json:"spider"` // "-" if it is not a running spider
+	Since   time.Time `json:"since"`  // zero if the holder did not say
+	HeldSec float64   `json:"held_s"`
+}
+
+// stalledLock returns the holder of the list's lock if it has held it for
+// at least crawl.DefaultLockWait, as long as spiders wait before warning.
+func stalledLock(l *list.List) *StalledLock {
+	h, held, err := l.Holder()
+	if err != nil || !held || h.PID == 0 || time.Since(h.Since) < crawl.DefaultLockWait {
+		return nil
+	}
+	return &StalledLock{PID: h.PID, Spider: holderSpider(l.Path(), h.PID), Since: h.Since.UTC(),
+		HeldSec: time.Since(h.Since).Round(time.Second).Seconds()}
 }
 
 // FileSizes are the sizes of the list and of the files a list keeps beside
@@ -145,6 +166,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	st.Files = fileSizes(st.List)
+	st.StalledLock = stalledLock(l)
 	return st, nil
 }
 
@@ -188,6 +210,10 @@ func bytesText(n int64) string {
 func printStatus(w io.Writer, st *Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "list\t%s\t%d lines\n", st.List, st.Lines)
+	if sl := st.StalledLock; sl != nil {
+		fmt.Fprintf(tw, "lock\tSTALLED: held by pid %d (spider %s) for %s; every spider of the list waits (resume it: kill -CONT %d)\n",
+			sl.PID, sl.Spider, time.Duration(sl.HeldSec*float64(time.Second)), sl.PID)
+	}
 	f := st.Files
 	fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
 		bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
