@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // Readers (Scan, ScanChunk) read the list without its lock, so that a
@@ -41,7 +42,7 @@ type stableReader struct {
 	size   int64 // the file as of the open: with a complete journal, as the journal leaves it
 	frozen bool  // f was renamed over: it no longer changes
 
-	gen    uint64       // the generation recs were read at
+	gen    string       // the generation recs were read at (genOf)
 	loaded bool         // recs were read at gen
 	recs   []journalRec // a complete journal's records, or none
 	end    int64        // the size the journal leaves the list at
@@ -65,27 +66,44 @@ func openStable(ctx context.Context, path string) (*stableReader, error) {
 	}
 	r.size = fi.Size()
 	// Size the read by the journal, if one is complete now.
-	for try := 0; ; try++ {
-		rec, err := readRecord(path)
-		if err == nil {
-			if err = r.load(rec.gen); err == nil && len(r.recs) > 0 {
-				r.size = r.end
-			}
-			if err == nil {
-				return r, nil
-			}
-		}
-		if try == maxRereads || ctx.Err() != nil {
-			f.Close()
-			return nil, fmt.Errorf("list: read %s: %w", path, errors.Join(err, ctx.Err()))
-		}
+	gen, err := genOf(path)
+	if err == nil {
+		err = r.load(gen)
 	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("list: read %s: %w", path, err)
+	}
+	if len(r.recs) > 0 {
+		r.size = r.end
+	}
+	return r, nil
+}
+
+// genOf returns the generation of the lock record (lockrec.go) of the
+// list at path, as a string to compare. A record that does not parse (one
+// read while it was written, or one a power cut left torn) stands for
+// itself: a holder rewrites it whole when it takes the lock, so as long
+// as it reads the same, nothing was written.
+func genOf(path string) (string, error) {
+	b, err := os.ReadFile(recordPath(path))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	if len(b) == 0 {
+		return "0", nil
+	}
+	rec, err := parseRecord(b)
+	if err != nil {
+		return "torn " + string(b), nil
+	}
+	return strconv.FormatUint(rec.gen, 10), nil
 }
 
 func (r *stableReader) Close() error { return r.f.Close() }
 
 // load reads the journal as of generation gen, once per generation.
-func (r *stableReader) load(gen uint64) error {
+func (r *stableReader) load(gen string) error {
 	if r.loaded && r.gen == gen {
 		return nil
 	}
@@ -129,11 +147,11 @@ func (r *stableReader) ReadAt(p []byte, off int64) (int, error) {
 
 // tryRead reads the block once; ok is false if it must be read again.
 func (r *stableReader) tryRead(p []byte, off int64) (n int, ok bool, err error) {
-	before, err := readRecord(r.path)
+	before, err := genOf(r.path)
 	if err != nil {
-		return 0, false, nil // torn by a write: read again
+		return 0, false, err
 	}
-	if err := r.load(before.gen); err != nil {
+	if err := r.load(before); err != nil {
 		return 0, false, err
 	}
 	if readSeam != nil {
@@ -148,9 +166,9 @@ func (r *stableReader) tryRead(p []byte, off int64) (n int, ok bool, err error) 
 		n = int(max(0, min(int64(len(p)), r.end-off)))
 		overlay(p, off, r.recs)
 	}
-	after, err := readRecord(r.path)
-	if err != nil || after.gen != before.gen {
-		return 0, false, nil
+	after, err := genOf(r.path)
+	if err != nil || after != before {
+		return 0, false, err
 	}
 	if cur, err := os.Stat(r.path); err == nil {
 		if fi, err := r.f.Stat(); err == nil && !os.SameFile(cur, fi) {
