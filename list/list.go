@@ -211,6 +211,7 @@
 //	lock.go      the list's lock and the spiders' locks
 //	lockrec.go   what the holder writes in LIST.lock: its pid, a seqlock
 //	snapshot.go  reading without the lock
+//	mirrorrec.go LIST.mirror: the mirror the list was first used with
 //	status.go    what each spider publishes: SpiderStatus, Beat
 //	repair.go    Repair
 //	fault.go     failure injection, for tests

@@ -146,9 +146,9 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return usageErr{errors.New("nothing to crawl: no start URL and the list holds no level-0 line"),
 			"pass --start URL (or set start in the config file)"}
 	}
-	m, err := mirror.Open(s.Mirror)
+	m, err := openMirror(l.Path(), s, log)
 	if err != nil {
-		return hintErr{err, "check --mirror: the directory must be writable"}
+		return err
 	}
 	defer m.Close()
 
@@ -181,6 +181,24 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return listErr(err)
 	}
 	return nil
+}
+
+// openMirror opens the mirror of a run on the list at listPath, and
+// records it beside the list if it is the list's first (see runMirror).
+func openMirror(listPath string, s *Settings, log *slog.Logger) (*mirror.Mirror, error) {
+	dir, record, err := runMirror(listPath, s, log)
+	if err != nil {
+		return nil, err
+	}
+	m, err := mirror.Open(dir)
+	if err != nil {
+		return nil, hintErr{err, "check --mirror: the directory must be writable"}
+	}
+	if err := record(); err != nil {
+		m.Close()
+		return nil, hintErr{fmt.Errorf("record the mirror beside the list: %w", err), "the list's directory must be writable"}
+	}
+	return m, nil
 }
 
 // scopeHosts returns the hosts the spider follows links on: those of the
