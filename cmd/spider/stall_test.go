@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -135,5 +136,24 @@ func TestStalledHolderStopsNobody(t *testing.T) {
 	}
 	if code != exitFailure {
 		t.Errorf("spider --for 2s that could not run a pass: exit %d, want %d", code, exitFailure)
+	}
+}
+
+// The warning of a long wait names the holder; so does the hint of a wait
+// given up.
+func TestLockWaitMessages(t *testing.T) {
+	var buf strings.Builder
+	path := filepath.Join(t.TempDir(), "spider.list")
+	w := list.LockWait{Path: path, Waited: 20 * time.Second, Holder: list.Holder{PID: 4242, Since: time.Now().Add(-time.Minute)}}
+	warnLockWait(newLogger(&buf, 0, false, "text", false))(w)
+	for _, want := range []string{"level=WARN", "waiting for the list's lock", "waited=20s", "holder_pid=4242", "held_for=1m0s"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("warning %q lacks %q", buf.String(), want)
+		}
+	}
+	err := lockWaitErr(fmt.Errorf("pass: %w", &list.LockWaitError{LockWait: w, Err: context.DeadlineExceeded}))
+	var he hintErr
+	if !errors.As(err, &he) || !strings.Contains(he.hint, "pid 4242 holds") || !strings.Contains(he.hint, "kill -CONT 4242") {
+		t.Errorf("hint of a given-up wait: %v", err)
 	}
 }
