@@ -55,7 +55,7 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 			referenced[maphash.String(seed, e.File)] = struct{}{}
 			if _, err := os.Stat(filepath.Join(mirrorDir, filepath.FromSlash(e.File))); errors.Is(err, os.ErrNotExist) {
 				if missing++; firstGone == "" {
-					firstGone = e.File
+					firstGone = strings.Clone(e.File) // e's strings are the scan's buffer
 				}
 			}
 		}
@@ -108,7 +108,7 @@ func duplicates(ctx context.Context, l *list.List, seed maphash.Seed, hashes []u
 	seen := map[string]int{}
 	err := l.Scan(ctx, func(e *list.Entry) error {
 		if suspect[maphash.String(seed, e.URL)] {
-			seen[e.URL]++
+			seen[strings.Clone(e.URL)]++
 		}
 		return nil
 	})

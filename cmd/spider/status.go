@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -156,7 +157,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Lines++
 		st.States[e.State.String()]++
 		if e.Spider != "" {
-			st.Claims[e.Spider]++
+			st.Claims[strings.Clone(e.Spider)]++ // e's strings are the scan's buffer
 		}
 		ls := levels[e.Level]
 		if ls == nil {
