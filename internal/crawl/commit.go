@@ -38,9 +38,10 @@ func (o *outcome) size() int64 {
 
 // pageCopy is a page's copy waiting for the group commit.
 type pageCopy struct {
-	file string
-	body []byte
-	ev   mirrorindex.Event // noted for the mirror's index once committed
+	file  string
+	body  []byte
+	ev    mirrorindex.Event // noted for the mirror's index once committed
+	leads []mirror.File     // the names links guessed, leading to file (page.go)
 }
 
 // commit makes the copies of the outcomes durable in one group
@@ -53,7 +54,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 	now := e.cfg.Now()
 	start := time.Now()
 	var owners []*outcome
-	var files []mirror.File
+	var files, leads []mirror.File
 	for _, o := range outs {
 		if o.copy == nil {
 			continue
@@ -67,8 +68,17 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		}
 		owners = append(owners, o)
 		files = append(files, mirror.File{Rel: o.copy.file, Data: o.copy.body})
+		leads = append(leads, o.copy.leads...)
 	}
-	for i, err := range e.mirror.WriteAll(files) {
+	// The leads go in the same group, after the copies: a copy whose write
+	// fails is an error, a lead's only a warning (the copy is in place).
+	errs := e.mirror.WriteAll(append(files, leads...))
+	for i, err := range errs[len(files):] {
+		if err != nil {
+			e.log.Warn("mirror write failed for a file leading to a copy", "file", leads[i].Rel, "err", err)
+		}
+	}
+	for i, err := range errs[:len(files)] {
 		if err == nil {
 			continue
 		}

@@ -21,7 +21,7 @@ import (
 // keep (an archived copy carries a banner: a page that comes back is
 // fetched whole and written afresh without it).
 func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
-	if en.File == "" || en.State == list.Archived {
+	if en.File == "" || en.State == list.Archived || !e.ownName(en) {
 		return nil
 	}
 	h := history.Conditional(rec)

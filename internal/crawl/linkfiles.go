@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/robots"
 )
 
 // maxLinkFiles bounds the link files a spider remembers; past it, the
@@ -14,7 +15,7 @@ const maxLinkFiles = 1 << 15
 // linkFiles remembers, for the links of the pages a spider rewrites, which
 // file of the mirror each leads to: a page's links are mostly links that
 // other pages had too (its neighbours, its index page, the site's menus),
-// and deciding one again costs the scope rules, Layout.Path and guessType
+// and deciding one again costs the scope rules, robots.txt, Layout.Path and guessType
 // for every link of every page. What it remembers depends on the hosts in
 // scope only, and is forgotten when they change (widenScope). Every worker
 // asks for every link, so reads take no lock (sync.Map).
@@ -34,11 +35,13 @@ type linkKey struct {
 
 // linkFile is a link's file in the mirror, or ok false for a link the
 // spider does not mirror (or whose URL has no file); gen is the generation
-// it was decided in.
+// it was decided in, robots the rules of its host then (a link is decided
+// again when they are replaced).
 type linkFile struct {
-	file string
-	ok   bool
-	gen  int64
+	file   string
+	ok     bool
+	gen    int64
+	robots *robots.Rules // the host's robots.txt rules it was decided under
 }
 
 // get returns what put remembered for k in this generation, or the

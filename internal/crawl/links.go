@@ -1,16 +1,20 @@
 package crawl
 
 import (
+	"strings"
+
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/linkname"
 	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/internal/robots"
 )
 
 // target returns how links on the page from, saved at file, are rewritten: a
 // link the spider mirrors (mirrors) points, relatively, at the file its URL
 // maps to in the mirror, whether or not that file exists yet (it appears when the page is
-// fetched); any other link becomes absolute, so it still reaches the site
-// from a page opened from disk.
+// fetched; should its type not be the one guessed, a file at the guessed
+// name leads to it, page.go leads); any other link becomes absolute, so it
+// still reaches the site from a page opened from disk.
 func (e *Engine) target(from, file string) rewrite.Target {
 	fromIn := e.scope.has(from)
 	return func(abs string, kind extract.Kind) (string, bool) {
@@ -24,18 +28,33 @@ func (e *Engine) target(from, file string) rewrite.Target {
 
 // linkFile returns the file of the mirror that the link abs of kind on a
 // page (in scope if fromIn) leads to, or false if the spider does not
-// mirror it. Which file that is, internal/linkname decides; linkFiles
-// remembers it.
+// mirror it: out of scope, or forbidden by its host's robots.txt as last
+// read (a host whose robots.txt is not read yet, or was unreachable, is
+// taken to allow it). Which file that is, internal/linkname decides;
+// linkFiles remembers it, with the robots rules it was decided under.
 func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
 	k := linkKey{abs, kind, fromIn}
+	rules := e.linkRobots(abs)
 	f, gen, ok := e.links.get(k)
-	if ok {
+	if ok && f.robots == rules {
 		return f.file, f.ok
 	}
-	if e.mirrors(fromIn, abs, kind) {
+	f = linkFile{robots: rules}
+	if e.mirrors(fromIn, abs, kind) && (rules == nil || rules.DisallowsAll() || rules.Allowed(abs)) {
 		to, err := linkname.File(e.cfg.Layout, abs, kind)
-		f = linkFile{file: to, ok: err == nil}
+		f.file, f.ok = to, err == nil
 	}
 	e.links.put(k, f, gen)
 	return f.file, f.ok
+}
+
+// linkRobots returns the robots.txt rules known for the host of the URL u,
+// or nil when robots.txt is ignored or not read yet.
+func (e *Engine) linkRobots(u string) *robots.Rules {
+	if e.cfg.IgnoreRobots {
+		return nil
+	}
+	scheme, _, _ := strings.Cut(u, "://")
+	r, _ := e.robotsCache().Cached(scheme + "://" + hostOf(u))
+	return r
 }

@@ -30,12 +30,12 @@ func TestTargetRemembers(t *testing.T) {
 			kind   extract.Kind
 			want   string
 		}{
-			{in, v.base + "/t/2", extract.Page, "2.html"},
+			{in, v.base + "/t/2", extract.Page, "2%7B%7D.html"},
 			{in, v.base + "/s.css", extract.Style, "../s.css"},
-			{in, v.base + "/t/style", extract.Style, "style.css"},
-			{in, v.base + "/t/style", extract.Page, "style.html"},
+			{in, v.base + "/t/style", extract.Style, "style%7B%7D.css"},
+			{in, v.base + "/t/style", extract.Page, "style%7B%7D.html"},
 			{in, "http://other.example/p", extract.Page, "http://other.example/p"},
-			{out, v.base + "/t/2", extract.Page, "../" + host + "/t/2.html"},
+			{out, v.base + "/t/2", extract.Page, "../" + host + "/t/2%7B%7D.html"},
 			{out, "http://other.example/p", extract.Page, "http://other.example/p"},
 		} {
 			if got, ok := tt.target(tt.url, tt.kind); !ok || got != tt.want {
@@ -44,7 +44,7 @@ func TestTargetRemembers(t *testing.T) {
 		}
 	}
 	e.widenScope("http://other.example/")
-	if got, _ := in("http://other.example/p", extract.Page); got != "../../other.example/p.html" {
+	if got, _ := in("http://other.example/p", extract.Page); got != "../../other.example/p%7B%7D.html" {
 		t.Errorf("link to a host that joined the scope: %q, want it rewritten to its file", got)
 	}
 }
@@ -57,12 +57,12 @@ func TestLinkFilesGenerations(t *testing.T) {
 		t.Fatal("remembered before put")
 	}
 	c.reset() // the scope changed while the link was decided
-	c.put(k, linkFile{"h/a.html", true, 0}, gen)
+	c.put(k, linkFile{file: "h/a.html", ok: true}, gen)
 	if _, _, ok := c.get(k); ok {
 		t.Fatal("a decision from before a reset was remembered")
 	}
 	_, gen, _ = c.get(k)
-	c.put(k, linkFile{"h/a.html", true, 0}, gen)
+	c.put(k, linkFile{file: "h/a.html", ok: true}, gen)
 	if f, _, ok := c.get(k); !ok || f.file != "h/a.html" || !f.ok {
 		t.Fatalf("get after put: %+v, %v", f, ok)
 	}
