@@ -18,7 +18,6 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/linkname"
-	"github.com/spider-mirror/spider/list"
 )
 
 // typedSite serves each path with a body and a media type a test can
@@ -104,7 +103,7 @@ func TestEveryLinkResolves(t *testing.T) {
 		t.Helper()
 		files := map[string]string{}
 		for p, marker := range want {
-			en := lineOf(t, l, srv.URL+p)
+			en := (&env{list: l}).line(t, srv.URL+p)
 			if en.File == "" {
 				t.Errorf("%s has no copy: %+v", p, en)
 				continue
@@ -189,18 +188,3 @@ func readMirror(t *testing.T, mdir, rel string) string {
 	return string(b)
 }
 
-// lineOf returns the line of u in l.
-func lineOf(t *testing.T, l *list.List, u string) list.Entry {
-	t.Helper()
-	var found list.Entry
-	err := l.Scan(context.Background(), func(e *list.Entry) error {
-		if e.URL == u {
-			found = e.Clone()
-		}
-		return nil
-	})
-	if err != nil || found.URL == "" {
-		t.Fatalf("no line for %s: %v", u, err)
-	}
-	return found
-}
