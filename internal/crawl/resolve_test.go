@@ -187,4 +187,3 @@ func readMirror(t *testing.T, mdir, rel string) string {
 	}
 	return string(b)
 }
-
