@@ -100,6 +100,21 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		if o.copy != nil {
 			e.index.note(o.copy.ev) // on disk now: news for the mirror's index
 		}
+		e.noteCopy(o)
 	}
 	return fix
+}
+
+// noteCopy remembers where the copy of the outcome's URL is now, for the
+// links to it that pages are rewritten with from now on (links.go): the
+// file it was written to or kept at, else the line's file if it is a name
+// of the URL's under the layout (not one of an earlier layout's).
+func (e *Engine) noteCopy(o *outcome) {
+	en := o.job.en
+	switch {
+	case o.res.State == list.Downloaded && o.res.File != "":
+		e.links.noteCopy(o.res.URL, o.res.File)
+	case en.File != "" && e.ownName(en):
+		e.links.noteCopy(en.URL, en.File)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/list"
 )
 
 // A link's file is remembered per kind and per side of the scope of the
@@ -74,5 +75,36 @@ func TestLinkFilesGenerations(t *testing.T) {
 	c.m.Range(func(any, any) bool { n++; return true })
 	if n > maxLinkFiles {
 		t.Fatalf("%d links remembered, want at most %d", n, maxLinkFiles)
+	}
+}
+
+// Once the spider knows where a URL's copy is (its fetch or its line, as
+// the group commit sees them), links to it lead there, not to the name
+// its extension made linkname guess; a file of an earlier layout is not
+// taken for its copy.
+func TestTargetKnowsCopies(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	host := strings.TrimPrefix(v.base, "http://")
+	page := e.target(v.base+"/", host+"/index.html")
+	link := func(p string) string {
+		got, _ := page(v.base+p, extract.Page)
+		return got
+	}
+	if got := link("/dl"); got != "dl%7B%7D.html" {
+		t.Fatalf("link to /dl before its fetch: %q", got)
+	}
+	fetched := &outcome{res: list.Result{URL: v.base + "/dl", State: list.Downloaded, File: host + "/dl{}"}}
+	claimed := &outcome{job: job{en: list.Entry{URL: v.base + "/nul.txt", File: host + "/nul.txt{}.html"}},
+		res: list.Result{URL: v.base + "/nul.txt", State: list.Error}}
+	old := &outcome{job: job{en: list.Entry{URL: v.base + "/old", File: host + "/old.html"}},
+		res: list.Result{URL: v.base + "/old", State: list.Error}}
+	e.commit([]*outcome{fetched, claimed, old})
+	for p, want := range map[string]string{"/dl": "dl%7B%7D", "/nul.txt": "nul.txt%7B%7D.html", "/old": "old%7B%7D.html"} {
+		if got := link(p); got != want {
+			t.Errorf("link to %s: %q, want %q", p, got, want)
+		}
 	}
 }
