@@ -9,6 +9,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/list"
 )
@@ -105,6 +106,34 @@ func TestTargetKnowsCopies(t *testing.T) {
 	for p, want := range map[string]string{"/dl": "dl%7B%7D", "/nul.txt": "nul.txt%7B%7D.html", "/old": "old%7B%7D.html"} {
 		if got := link(p); got != want {
 			t.Errorf("link to %s: %q, want %q", p, got, want)
+		}
+	}
+}
+
+// A line whose file is a name of an earlier layout (/a as a page was
+// a.html) is fetched without a conditional request, so that its copy is
+// written under its name now; a line at its own name keeps it.
+func TestConditionalAfterLayoutChange(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	host := strings.TrimPrefix(v.base, "http://")
+	rec := meta.Record{ETag: `"1"`}
+	for _, tt := range []struct {
+		file string
+		want bool
+	}{
+		{host + "/a.html", false},
+		{host + "/a{}.html", true},
+		{host + "/a{}", true},
+	} {
+		if err := v.m.Write(tt.file, []byte("copy")); err != nil {
+			t.Fatal(err)
+		}
+		en := list.Entry{URL: v.base + "/a", File: tt.file, State: list.Downloaded}
+		if got := e.conditional(en, rec) != nil; got != tt.want {
+			t.Errorf("line with file %s: conditional %v, want %v", tt.file, got, tt.want)
 		}
 	}
 }
