@@ -73,11 +73,12 @@ type Config struct {
 
 	// Obsolete keys: still read, so that an old config file loads, and
 	// ignored (Obsolete names them).
-	IdleWriter *bool `toml:"idle_writer"` // the mirror was written by a helper process at idle priority
+	IdleWriter  *bool     `toml:"idle_writer"`  // the mirror was written by a helper process at idle priority
+	ConfirmGone *Duration `toml:"confirm_gone"` // the wait between two 404s; archive_span replaced it
 
 	// When a 404 archives: see crawl.Config.
 	ArchiveAfter *int      `toml:"archive_after"`
-	ConfirmGone  *Duration `toml:"confirm_gone"`
+	ArchiveSpan  *Duration `toml:"archive_span"`
 
 	// Politeness and robots.txt, scope, limits (see config.example.toml).
 	Robots          *bool        `toml:"robots"`
@@ -143,6 +144,9 @@ func (c *Config) Obsolete() []string {
 	var keys []string
 	if c.IdleWriter != nil {
 		keys = append(keys, "idle_writer")
+	}
+	if c.ConfirmGone != nil {
+		keys = append(keys, "confirm_gone (archive_span replaces it)")
 	}
 	return keys
 }

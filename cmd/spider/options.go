@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
 )
@@ -43,9 +44,10 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
-	// 404 answers in a row before archiving, and the wait between them.
+	// 404 answers before archiving, and how far apart the first and the
+	// last must be at least.
 	ArchiveAfter int
-	ConfirmGone  time.Duration
+	ArchiveSpan  time.Duration
 
 	// The mirror as people browse it: config only, no flags.
 	RemoveArchived       bool // remove_archived, default false
@@ -155,7 +157,7 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
-	s.ArchiveAfter = 2
+	s.ArchiveAfter, s.ArchiveSpan = crawl.DefaultArchiveAfter, crawl.DefaultArchiveSpan
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
@@ -176,7 +178,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
 	setPtr(&s.ArchiveAfter, cfg.ArchiveAfter)
-	setDur(&s.ConfirmGone, cfg.ConfirmGone)
+	setDur(&s.ArchiveSpan, cfg.ArchiveSpan)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
 	fc := cfg.Fetch
@@ -272,7 +274,9 @@ func (s *Settings) validate() error {
 	case s.Lease < 10*time.Second:
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
 	case s.ArchiveAfter < 1 || s.ArchiveAfter > 100:
-		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers in a row before a page is archived"}
+		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers before a page is archived"}
+	case s.ArchiveSpan <= 0 || s.ArchiveSpan > 30*24*time.Hour:
+		return usageErr{fmt.Errorf("archive_span must be more than 0 and at most 720h, got %v", s.ArchiveSpan), "it is how far apart the first and the last of those 404 answers must be at least"}
 	case s.Polite.HostConns < 1 || s.Polite.HostConns > 64:
 		return usageErr{fmt.Errorf("host_connections must be 1 to 64, got %d", s.Polite.HostConns), ""}
 	case s.Polite.MaxSlowDown <= 0 || s.Polite.MaxSlowDown > time.Hour:

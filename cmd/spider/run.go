@@ -158,7 +158,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
-		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
+		ArchiveAfter: s.ArchiveAfter, ArchiveSpan: s.ArchiveSpan,
 		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost,

@@ -258,8 +258,11 @@ func printHistory(row rowFunc, h *meta.Record) {
 	if h.Error != "" {
 		row("error", "%s", h.Error)
 	}
-	row("attempts", "%d in all; %d failed in a row; %d answered 404 in a row; %d unchanged since the last change",
+	row("attempts", "%d in all; %d failed in a row; %d answered 404 since the last success; %d unchanged since the last change",
 		h.Attempts, h.Fails, h.NotFound, h.Unchanged)
+	if h.NotFound > 0 && !h.NotFoundSince.IsZero() {
+		row("first 404", "%s", stamp(h.NotFoundSince))
+	}
 	row("last ok", "%s", stamp(h.LastOK))
 	row("last changed", "%s", stamp(h.LastChanged))
 	if !h.RetryAt.IsZero() {

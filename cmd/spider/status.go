@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -28,11 +30,17 @@ type Status struct {
 	Claims map[string]int `json:"claims"` // spider_id -> lines claimed now
 	Due    map[string]int `json:"due"`    // spider_id -> unclaimed lines due now under its profile
 	// Merged from the spiders' published statuses (since each started):
-	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"` // newest first
+	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"` // newest first; see ArchivedFrom
 	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`     // by mean fetch time, slowest first
 	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`   // most frequent first
 	Spiders         []list.SpiderStatus `json:"spiders"`           // every spider that ran on the list
 	Files           FileSizes           `json:"files"`             // bytes on disk of the list and the files beside it
+
+	// Where ArchivedLastDay comes from: "mirror", the index of the mirror
+	// directory Mirror (every spider's archivals, across restarts), or
+	// "spiders", what they published, when that mirror has no index.
+	ArchivedFrom string `json:"archived_from"`
+	Mirror       string `json:"mirror"`
 }
 
 // FileSizes are the sizes of the list and of the files a list keeps beside
@@ -57,13 +65,14 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
+	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, whose index lists the archived pages (default \"mirror\", or the config's)")
 	asJSON := fs.Bool("json", false, "print JSON (schema: see README)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
 		return usageErr{err, "spider status --help lists the flags"}
 	}
 	if *help {
-		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH] [--config FILE] [--json]\n\n"+fs.FlagUsages())
+		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH] [--mirror DIR] [--config FILE] [--json]\n\n"+fs.FlagUsages())
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -76,10 +85,15 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := requireList(path); err != nil {
 		return err
 	}
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir)
+	if err != nil {
+		return err
+	}
 	st, err := collectStatus(ctx, path)
 	if err != nil {
 		return listErr(err)
 	}
+	archivedFromMirror(st, mdir)
 	if *asJSON {
 		return writeJSON(stdout, st)
 	}
@@ -109,6 +123,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		}
 	}
 	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
+	st.ArchivedFrom = "spiders"
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
 		for _, c := range due {
@@ -146,6 +161,35 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	st.Files = fileSizes(st.List)
 	return st, nil
+}
+
+// archivedFromMirror replaces the archivals the spiders remember in st by
+// those of the mirror's index at dir, which every spider's archivals reach
+// (once published) whatever stopped or restarted since. A mirror without a
+// readable index leaves st as it is (ArchivedFrom "spiders").
+func archivedFromMirror(st *Status, dir string) {
+	st.Mirror = dir
+	ms, err := mirrorindex.ReadState(dirFiles(dir))
+	if err != nil {
+		return
+	}
+	since := st.At.Add(-24 * time.Hour)
+	st.ArchivedLastDay = []crawl.Archival{}
+	for _, a := range ms.Archived {
+		if !a.Time.Before(since) {
+			st.ArchivedLastDay = append(st.ArchivedLastDay, crawl.Archival{URL: a.URL, At: a.Time})
+		}
+	}
+	sort.SliceStable(st.ArchivedLastDay, func(i, j int) bool { return st.ArchivedLastDay[i].At.After(st.ArchivedLastDay[j].At) })
+	st.ArchivedFrom = "mirror"
+}
+
+// dirFiles reads a mirror's files without opening the mirror, which a
+// reader must not create or clean.
+type dirFiles string
+
+func (d dirFiles) ReadFile(rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(rel)))
 }
 
 // fileSizes returns the sizes of the list at path and of its files.
@@ -225,7 +269,11 @@ func printStatus(w io.Writer, st *Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\narchived in the last day: %d\n", len(st.ArchivedLastDay))
+	from := "the index of the mirror " + st.Mirror
+	if st.ArchivedFrom != "mirror" {
+		from = "the spiders' memory since each started: no index in the mirror " + st.Mirror + " (--mirror DIR)"
+	}
+	fmt.Fprintf(w, "\narchived in the last day: %d (from %s)\n", len(st.ArchivedLastDay), from)
 	for i, a := range st.ArchivedLastDay {
 		if i == 5 {
 			fmt.Fprintf(w, "  ... (--json lists them all)\n")

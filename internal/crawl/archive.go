@@ -21,8 +21,11 @@ import (
 // the mirror's index. Failures are logged: the list records the state
 // whatever happens here. The banner is a read-modify-write of the copy:
 // should the page come back and another spider write it fresh in that very
-// moment, the later write wins, and a bannered copy of a live page is set
-// right by its next fetch.
+// moment, the later write wins. The banner is written before the pass that
+// records the line archived: a spider killed in between leaves a bannered
+// copy on a line that is not archived. Either way the page's history shows
+// a 404 since its last success (once stored), so its next 2xx (asked
+// without validators) writes the copy afresh without it (mayBeBannered).
 func (e *Engine) archive(en list.Entry, now time.Time) {
 	if en.File == "" {
 		return
@@ -54,6 +57,18 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 		}
 	}
 	e.index.note(ev)
+}
+
+// failedState is the state a failed fetch (or a copy that could not be
+// written) leaves the line en in: an archived line stays archived, and its
+// copy keeps its banner, until a 2xx brings the page back, since a timeout
+// or a 500 is no evidence that it did; any other line says error. So the
+// banner and the line never disagree.
+func failedState(en list.Entry) list.State {
+	if en.State == list.Archived {
+		return list.Archived
+	}
+	return list.Error
 }
 
 // isHTMLFile reports whether a mirror file is a page, by the extension

@@ -83,7 +83,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			continue
 		}
 		o := owners[i]
-		o.res = list.Result{URL: o.res.URL, State: list.Error}
+		o.res = list.Result{URL: o.res.URL, State: failedState(o.job.en)}
 		if o.rec != nil {
 			*o.rec = history.Failed(*o.rec, err, now)
 			e.retry.hold(o.res.URL, o.rec.RetryAt)

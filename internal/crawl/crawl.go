@@ -83,8 +83,8 @@ type Config struct {
 
 	// Fetch history (history.go).
 	Meta         *meta.Store   // nil = LIST.meta beside the list
-	ArchiveAfter int           // 404 answers in a row before a page is archived (410: at once)
-	ConfirmGone  time.Duration // wait between those attempts
+	ArchiveAfter int           // 404 answers, no success between, before a page is archived (410: at once)
+	ArchiveSpan  time.Duration // how far apart the first and the last of them must be at least
 
 	// Politeness and robots.txt (polite.go, robots.go).
 	IgnoreRobots bool          // fetch what robots.txt forbids (for one's own site)

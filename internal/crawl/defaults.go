@@ -15,12 +15,22 @@ const (
 	// new URLs.
 	DefaultMaxNewPerHost = 5000
 	defaultMaxLinks      = 5000             // links taken from one page
-	defaultArchiveAfter  = 2                // 404s in a row before archiving
 	defaultStopGrace     = 10 * time.Second // fetches in flight finish within this on stop
 	defaultAheadBytes    = 32 << 20         // copies fetched ahead held in memory
 	// aheadPerWorker sets Config.Ahead for an unpaced spider: enough
 	// links fetched ahead to keep every worker busy through a pass.
 	aheadPerWorker = 256
+)
+
+// A page answering 404 is archived after DefaultArchiveAfter such
+// answers, the first and the last at least DefaultArchiveSpan apart (the
+// fast profile's window), with no success between: a 404 for a few
+// minutes (a deploy, a flapping backend) archives nothing. Nutch and
+// StormCrawler likewise wait for several definite answers spread over
+// hours. A 410 archives at once.
+const (
+	DefaultArchiveAfter = 3
+	DefaultArchiveSpan  = time.Hour
 )
 
 // withDefaults returns cfg with every zero value replaced by its default.
@@ -40,12 +50,10 @@ func withDefaults(cfg Config, listPath string) Config {
 		cfg.MaxNewPerHost = DefaultMaxNewPerHost
 	}
 	if cfg.ArchiveAfter <= 0 {
-		cfg.ArchiveAfter = defaultArchiveAfter
+		cfg.ArchiveAfter = DefaultArchiveAfter
 	}
-	if cfg.ConfirmGone <= 0 {
-		// A 404 is asked again a minute later, or sooner for a short
-		// window, so that confirming it fits in the window.
-		cfg.ConfirmGone = min(time.Minute, max(cfg.Profile.Window/4, time.Millisecond))
+	if cfg.ArchiveSpan <= 0 {
+		cfg.ArchiveSpan = DefaultArchiveSpan
 	}
 	if cfg.Meta == nil {
 		cfg.Meta = meta.Open(listPath+meta.Suffix, time.Minute)

@@ -68,7 +68,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	switch {
 	case err == nil:
 		e.store(o, resp, now)
-	case fetch.NotModified(err) && en.File != "":
+	case fetch.NotModified(err) && en.File != "" && !mayBeBannered(en, j.rec):
 		// The copy is current: its time advances, the file stays.
 		rec = history.NotModified(rec, now)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
@@ -88,14 +88,12 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 func (e *Engine) gone(o *outcome, err error, now time.Time) {
 	en := o.job.en
 	var archive bool
-	*o.rec, archive = history.Gone(*o.rec, err, e.cfg.ArchiveAfter, e.cfg.ConfirmGone, now)
+	rule := history.GoneRule{Count: e.cfg.ArchiveAfter, Span: e.cfg.ArchiveSpan}
+	*o.rec, archive = history.Gone(*o.rec, err, rule, now)
 	if !archive {
 		// Not confirmed yet: like any failure, the copy is kept and the
 		// line waits for the next attempt.
-		o.res.State = list.Error
-		if en.State == list.Archived {
-			o.res.State = list.Archived // still gone; keep it archived
-		}
+		o.res.State = failedState(en) // an archived line is still gone
 		if en.File == "" {
 			o.res.Modified = now
 		}
@@ -118,7 +116,7 @@ func (e *Engine) gone(o *outcome, err error, now time.Time) {
 func (e *Engine) failed(o *outcome, err error, now time.Time) {
 	en := o.job.en
 	*o.rec = history.Failed(*o.rec, err, now)
-	o.res.State = list.Error
+	o.res.State = failedState(en)
 	if en.File == "" {
 		o.res.Modified = now
 	}
@@ -165,7 +163,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	}
 	if err != nil {
 		*rec = history.Failed(*rec, err, now)
-		o.res.State = list.Error
+		o.res.State = failedState(en)
 		e.retry.hold(en.URL, rec.RetryAt)
 		o.count.Errors++
 		e.log.Error("mirror write failed", "url", en.URL, "err", err)
