@@ -1,6 +1,8 @@
 // Package linkname decides which file of the mirror a link leads to before
 // its target has been fetched: the media type the target will most likely
-// be served with, and so its name under mirror.Layout. It is pure.
+// be served with, and so its name under mirror.Layout (File); and, once it
+// is fetched, which names links may have guessed for it that must lead to
+// the file it was written to (Leads). It is pure.
 package linkname
 
 import (
