@@ -156,3 +156,26 @@ func TestListCompact(t *testing.T) {
 		t.Errorf("compact changed the entries:\n%s\nwant\n%s", after, before)
 	}
 }
+
+// spider --help, spider list and spider list --help name every command.
+func TestHelpNamesEveryCommand(t *testing.T) {
+	lists := []string{"import", "export", "check", "check --repair", "compact", "duplicates"}
+	code, out, _ := runCLI(t, t.TempDir(), "--help")
+	for _, c := range []string{"status", "show", "seed"} {
+		if code != 0 || !strings.Contains(out, "\n  spider "+c+" ") {
+			t.Errorf("spider --help: exit %d, does not name spider %s:\n%s", code, c, out)
+		}
+	}
+	_, listHelp, _ := runCLI(t, t.TempDir(), "list", "--help")
+	code, _, listBare := runCLI(t, t.TempDir(), "list")
+	if code != 2 || !strings.Contains(listBare, "spider: error: spider list needs a command: import, export, check, compact, duplicates") {
+		t.Errorf("spider list: exit %d:\n%s", code, listBare)
+	}
+	for _, c := range lists {
+		for what, text := range map[string]string{"spider --help": out, "spider list --help": listHelp, "spider list": listBare} {
+			if !strings.Contains(text, "\n  spider list "+c+" ") {
+				t.Errorf("%s does not name spider list %s:\n%s", what, c, text)
+			}
+		}
+	}
+}

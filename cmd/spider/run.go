@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -20,16 +21,16 @@ import (
 	"github.com/spider-mirror/spider/mirror"
 )
 
-const usageHead = `spider keeps a browsable on-disk mirror of a living web site fresh.
+const usageCommands = `spider keeps a browsable on-disk mirror of a living web site fresh.
 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
   spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
   spider show [--list PATH] [--json] URL                everything known about one URL
   spider seed [--list PATH] URL...                      add start URLs while spiders run
-  spider list import [--level N] FILE|-                 add URLs (a sitemap dump, say)
-  spider list export [--full]                           the list's URLs, or whole lines
+`
 
+const usageHead = `
 Run a fast and a slow spider side by side on one list: the fast one keeps the
 top levels fresh within its window (1h), the slow one refreshes every page
 within its window (24h) and any copy older than two weeks first. A second
@@ -42,7 +43,9 @@ Flags (they override the config file, which overrides the defaults):
 const usageTail = `
 Exit status:
   0  done, stopped by SIGINT/SIGTERM, or already running
-  1  runtime failure (the message says what to do)
+  1  runtime failure (the message says what to do): a damaged list, a
+     mirror that cannot be written, a dead start URL, a run that fetched
+     nothing it was asked to
   2  usage error: bad flag, profile, config key or value
   130  a second SIGINT/SIGTERM during the graceful stop (nothing is lost:
        the claims in flight return at the next pass of any spider)
@@ -75,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "spider", versionString())
 		return err
 	case f.fs.NArg() > 0:
-		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list; or run a spider with --profile"}
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list (" + listCommandNames() + "); or run a spider with --profile"}
 	}
 	cfg := &Config{}
 	if f.config != "" {
@@ -145,6 +148,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	}
 	defer m.Close()
 
+	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
 	if s.For > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.For)
@@ -169,12 +173,12 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	sum, err := eng.Run(ctx)
 	stopProgress()
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived, "disallowed", sum.Disallowed,
-		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
+		"errors", sum.Errors, "failed", sum.Failed, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
-	if err != nil {
-		return listErr(err)
+	if err == nil && signalled.Err() == nil && sum.Failed+sum.Fetched+sum.Unchanged+sum.Archived == 0 {
+		err = startsHeldBack(l.Path(), starts)
 	}
-	return nil
+	return runVerdict(sum, err, signalled.Err() != nil, m.Dir())
 }
 
 // scopeHosts returns the hosts the spider follows links on: those of the
@@ -196,7 +200,9 @@ func scopeHosts(ctx context.Context, l *list.List, starts, extra []string) ([]st
 	}
 	err := l.Scan(ctx, func(e *list.Entry) error {
 		if e.Level == 0 {
-			add(urlkey.Host(e.URL))
+			// e.URL shares the scan's read buffer, which later lines
+			// overwrite: the host is kept as a copy of its own.
+			add(strings.Clone(urlkey.Host(e.URL)))
 		}
 		return nil
 	})
@@ -242,6 +248,6 @@ func newLogger(w io.Writer, verbose int, quiet bool, format string, tty bool) *s
 }
 
 func printUsage(w io.Writer, fs *pflag.FlagSet) error {
-	_, err := fmt.Fprint(w, usageHead+fs.FlagUsages()+usageTail)
+	_, err := fmt.Fprint(w, usageCommands+listCommandLines(56)+usageHead+fs.FlagUsages()+usageTail)
 	return err
 }

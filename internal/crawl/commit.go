@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/history"
@@ -60,7 +61,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			continue
 		}
 		if e.lease.voided(o.epoch, now) {
-			e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", o.res.URL)
+			e.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", o.res.URL)
 			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
 			fix.Fetched--
 			fix.Bytes -= o.count.Bytes
@@ -75,14 +76,24 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 	errs := e.mirror.WriteAll(append(files, leads...))
 	for i, err := range errs[len(files):] {
 		if err != nil {
-			e.log.Warn("mirror write failed for a file leading to a copy", "file", leads[i].Rel, "err", err)
+			e.warns.note(slog.LevelWarn, "mirror write failed for a file leading to a copy", leads[i].Rel, "err", err)
 		}
 	}
+	var full error // the mirror cannot take writes (storage.go)
 	for i, err := range errs[:len(files)] {
 		if err == nil {
 			continue
 		}
 		o := owners[i]
+		fix.Fetched--
+		if unwritable(err) {
+			// Not the page's fault: its line goes back as it was, to be
+			// fetched again once the mirror takes writes.
+			full = err
+			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
+			fix.Bytes -= o.count.Bytes
+			continue
+		}
 		o.res = list.Result{URL: o.res.URL, State: failedState(o.job.en)}
 		if o.rec != nil {
 			*o.rec = history.Failed(*o.rec, err, now)
@@ -90,8 +101,16 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		}
 		o.copy = nil
 		fix.Errors++
-		fix.Fetched--
-		e.log.Error("mirror write failed", "url", o.res.URL, "err", err)
+		e.warns.note(slog.LevelError, "mirror write failed", o.res.URL, "err", err)
+	}
+	switch {
+	case full != nil:
+		if wait := e.storage.failed(full, time.Now()); wait > 0 {
+			e.log.Error("the mirror cannot be written: no claims and no fetches for a while, then a new attempt; the lines go back unchanged",
+				"wait", wait, "err", full)
+		}
+	case len(owners) > 0:
+		e.storage.wrote()
 	}
 	if len(owners) > 0 {
 		e.log.Debug("group commit", "files", len(owners), "took", time.Since(start))

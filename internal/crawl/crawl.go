@@ -74,8 +74,11 @@ type Config struct {
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight
-	Logger      *slog.Logger  // nil discards
-	Now         func() time.Time
+	// StorageBackoff is the first wait after the mirror could not be
+	// written (storage.go); it doubles with each failed round.
+	StorageBackoff time.Duration
+	Logger         *slog.Logger // nil discards
+	Now            func() time.Time
 
 	// Mirror presentation (archive.go, page.go).
 	RemoveArchived bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
@@ -112,6 +115,10 @@ type Summary struct {
 	LastCycle list.CycleStats
 	// robots.txt (robots.go).
 	Disallowed int // lines robots.txt forbids, recorded without a request
+	// Failed counts the lines whose attempt failed (errors, 404s not yet
+	// confirmed); FirstFailure is the first, as "URL: why" (failures.go).
+	Failed       int
+	FirstFailure string
 }
 
 // add adds the counts of an outcome taken (the fields a fetch counts).
@@ -141,6 +148,8 @@ type Engine struct {
 	robots   *robotsState  // robots.txt cache (robots.go)
 	lease    *lease        // heartbeats and the epoch of claims (lease.go)
 	obs      *observations // what the status reports (stats.go)
+	warns    *warnings     // warnings grouped by cause, flushed after each pass (warnings.go)
+	storage  *storage      // the back-off while the mirror cannot be written (storage.go)
 	index    *changeLog    // news for the mirror's index (changes.go)
 	progress *progress     // totals for Progress, published by the loop
 }
@@ -158,6 +167,8 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		robots:   &robotsState{},
 		lease:    &lease{period: cfg.Lease},
 		obs:      &observations{},
+		warns:    &warnings{},
+		storage:  newStorage(cfg.StorageBackoff, defaultStorageTries),
 		index:    &changeLog{},
 		progress: &progress{},
 	}

@@ -17,6 +17,11 @@ const (
 	defaultMaxLinks      = 5000             // links taken from one page
 	defaultStopGrace     = 10 * time.Second // fetches in flight finish within this on stop
 	defaultAheadBytes    = 32 << 20         // copies fetched ahead held in memory
+	// While the mirror cannot be written (disk full), the spider backs
+	// off this long, then twice that, ... and gives up after
+	// defaultStorageTries rounds: 1+2+4+8+16 s.
+	defaultStorageBackoff = time.Second
+	defaultStorageTries   = 5
 	// aheadPerWorker sets Config.Ahead for an unpaced spider: enough
 	// links fetched ahead to keep every worker busy through a pass.
 	aheadPerWorker = 256
@@ -68,6 +73,9 @@ func withDefaults(cfg Config, listPath string) Config {
 	}
 	if cfg.AheadBytes == 0 {
 		cfg.AheadBytes = defaultAheadBytes
+	}
+	if cfg.StorageBackoff <= 0 {
+		cfg.StorageBackoff = defaultStorageBackoff
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = defaultStopGrace

@@ -132,6 +132,9 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	want := e.cfg.Profile.Batch - usual
 	skip := e.retry.skip(now)
 	switch {
+	case !e.storage.pausedUntil(time.Now()).IsZero():
+		// The mirror cannot be written: claim nothing until the back-off
+		// ends (storage.go).
 	case len(carried) > 0:
 		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip}, ahead: carried, want: max(want, 0)}
 	case want > 0:
@@ -186,6 +189,7 @@ func (r *run) afterPass(p passResult) {
 			e.widenScope(en.URL) // a start URL seeded while running
 		}
 		r.inflight[en.URL] = mine[en.URL]
+		r.starts.claimed(en)
 		if !mine[en.URL] {
 			js = append(js, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
 			if r.filling {
@@ -204,6 +208,10 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 {
+		if until := e.storage.pausedUntil(time.Now()); !until.IsZero() {
+			r.idleUntil = until // backing off, not idle: try again then
+			return
+		}
 		if e.cfg.UntilIdle {
 			r.over = true
 			return
