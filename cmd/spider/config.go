@@ -94,6 +94,8 @@ type ScopeConfig struct {
 	Exclude    []string `toml:"exclude"`
 	SkipCGI    *bool    `toml:"skip_cgi"`
 	Requisites *bool    `toml:"requisites"`
+	// Families of site machinery followed all the same (trap.Families).
+	Follow []string `toml:"follow"`
 }
 
 // LimitsConfig bounds links, against spider traps.
@@ -101,7 +103,12 @@ type LimitsConfig struct {
 	MaxURLLength  *int `toml:"max_url_length"`
 	MaxLinkLevel  *int `toml:"max_link_level"`
 	MaxRepeat     *int `toml:"max_repeat"`
+	MaxSegments   *int `toml:"max_segments"`
 	MaxNewPerHost *int `toml:"max_new_per_host"`
+	// Budgets per URL pattern (crawl.Config.Traps); 0 = off.
+	SimilarPages *int `toml:"similar_pages"`
+	DateURLs     *int `toml:"date_urls"`
+	QueryShapes  *int `toml:"query_shapes"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,

@@ -12,6 +12,7 @@ import (
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/trap"
 )
 
 // profileDefaults are the built-in profiles. Any other profile must be
@@ -56,6 +57,9 @@ type Settings struct {
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
 	NewPerHost int          // links taken per host per pass
+	// Defences against machinery and endless URL spaces; a budget of 0
+	// is off (crawl.Config.Traps takes -1 for that).
+	Traps trap.Config
 }
 
 // PoliteSettings are the robots.txt and per-host politeness settings.
@@ -162,8 +166,9 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
-		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
+		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat, MaxSegments: scope.DefaultMaxSegments}}
 	s.NewPerHost = 5000
+	s.Traps = trap.Config{SimilarPages: crawl.DefaultSimilarPages, DateURLs: crawl.DefaultDateURLs, QueryShapes: crawl.DefaultQueryShapes}
 	return &s, nil
 }
 
@@ -200,6 +205,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
 	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
 	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
+	s.applyTraps(cfg)
 	if p, ok := cfg.Profile[s.Profile]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -293,6 +299,9 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	if err := s.checkTraps(); err != nil {
+		return err
 	}
 	if _, err := scope.New(s.Scope); err != nil {
 		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}

@@ -30,11 +30,13 @@ type Status struct {
 	Claims map[string]int `json:"claims"` // spider_id -> lines claimed now
 	Due    map[string]int `json:"due"`    // spider_id -> unclaimed lines due now under its profile
 	// Merged from the spiders' published statuses (since each started):
-	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"` // newest first; see ArchivedFrom
-	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`     // by mean fetch time, slowest first
-	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`   // most frequent first
-	Spiders         []list.SpiderStatus `json:"spiders"`           // every spider that ran on the list
-	Files           FileSizes           `json:"files"`             // bytes on disk of the list and the files beside it
+	ArchivedLastDay []crawl.Archival      `json:"archived_last_day"` // newest first; see ArchivedFrom
+	SlowestHosts    []crawl.HostTime      `json:"slowest_hosts"`     // by mean fetch time, slowest first
+	FrequentErrors  []crawl.ErrorCount    `json:"frequent_errors"`   // most frequent first
+	Filtered        map[string]int        `json:"filtered"`          // reason -> distinct links the defences cut, summed over spiders
+	CappedPatterns  []crawl.CappedPattern `json:"capped_patterns"`   // URL patterns whose links are no longer taken
+	Spiders         []list.SpiderStatus   `json:"spiders"`           // every spider that ran on the list
+	Files           FileSizes             `json:"files"`             // bytes on disk of the list and the files beside it
 
 	// Where ArchivedLastDay comes from: "mirror", the index of the mirror
 	// directory Mirror (every spider's archivals, across restarts), or
@@ -124,6 +126,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	}
 	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
 	st.ArchivedFrom = "spiders"
+	st.Filtered, st.CappedPatterns = mergeFiltered(published)
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
 		for _, c := range due {
@@ -293,6 +296,7 @@ func printStatus(w io.Writer, st *Status) error {
 			fmt.Fprintf(w, "  %6d  %s\n", e.Count, e.Error)
 		}
 	}
+	printFiltered(w, st)
 	return nil
 }
 

@@ -53,6 +53,7 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -98,6 +99,10 @@ type Config struct {
 	// or loopback address allows links to such addresses.
 	Scope         scope.Config
 	MaxNewPerHost int // distinct links taken per host per pass; -1 = no limit
+	// Defences against site machinery and URL spaces without end
+	// (traps.go, internal/trap); a zero budget takes its default, a
+	// negative one is off.
+	Traps trap.Config
 }
 
 // Summary is what a run did.
@@ -142,6 +147,7 @@ type Engine struct {
 	log      *slog.Logger
 	scope    *hostScope    // hosts whose links are followed (scope.go)
 	follow   *follower     // scope rules and the per-pass link budget (scope.go)
+	traps    *traps        // machinery and pattern budgets (traps.go)
 	links    *linkFiles    // the files links lead to (links.go)
 	polite   *politeness   // per-host pacing (polite.go)
 	retry    *backoff      // URLs held back after a failure (polite.go)
@@ -173,6 +179,8 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		progress: &progress{},
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
+	e.traps = newTraps(cfg.Traps, e.log)
+	e.traps.inherit(l.Path())           // traps capped by earlier runs stay capped
 	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
 	return e
 }

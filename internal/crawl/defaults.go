@@ -22,6 +22,17 @@ const (
 	// defaultStorageTries rounds: 1+2+4+8+16 s.
 	defaultStorageBackoff = time.Second
 	defaultStorageTries   = 5
+	// DefaultSimilarPages is Config.Traps.SimilarPages's default: pages
+	// of one URL pattern near-identical to its earlier ones before links
+	// into the pattern are no longer taken (an empty calendar's days).
+	DefaultSimilarPages = 50
+	// DefaultDateURLs is Config.Traps.DateURLs's default: URLs of one
+	// date-like pattern (a calendar's days, day archives) taken at most.
+	DefaultDateURLs = 500
+	// DefaultQueryShapes is Config.Traps.QueryShapes's default: sets of
+	// query keys taken on one path (faceted listings, appended
+	// parameters).
+	DefaultQueryShapes = 50
 	// aheadPerWorker sets Config.Ahead for an unpaced spider: enough
 	// links fetched ahead to keep every worker busy through a pass.
 	aheadPerWorker = 256
@@ -53,6 +64,14 @@ func withDefaults(cfg Config, listPath string) Config {
 	}
 	if cfg.MaxNewPerHost == 0 {
 		cfg.MaxNewPerHost = DefaultMaxNewPerHost
+	}
+	for _, b := range []struct {
+		v   *int
+		def int
+	}{{&cfg.Traps.SimilarPages, DefaultSimilarPages}, {&cfg.Traps.DateURLs, DefaultDateURLs}, {&cfg.Traps.QueryShapes, DefaultQueryShapes}} {
+		if *b.v == 0 {
+			*b.v = b.def
+		}
 	}
 	if cfg.ArchiveAfter <= 0 {
 		cfg.ArchiveAfter = DefaultArchiveAfter

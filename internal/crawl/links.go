@@ -28,25 +28,27 @@ func (e *Engine) target(from, file string) rewrite.Target {
 
 // linkFile returns the file of the mirror that the link abs of kind on a
 // page (in scope if fromIn) leads to, or false if the spider does not
-// mirror it: out of scope, or forbidden by its host's robots.txt as last
+// mirror it: out of scope, filtered by the defences (mirrors), or
+// forbidden by its host's robots.txt as last
 // read (a host whose robots.txt is not read yet, or was unreachable, is
 // taken to allow it). Which file that is: where its copy is, if this
 // spider knows (linkFiles.copies), else as internal/linkname guesses;
 // linkFiles remembers the guess, with the robots rules it was made under.
 func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
 	k := linkKey{abs, kind, fromIn}
-	rules := e.linkRobots(abs)
+	u := e.traps.cfg.Strip(abs) // the URL as follows takes it
+	rules := e.linkRobots(u)
 	f, gen, ok := e.links.get(k)
 	if !ok || f.robots != rules {
 		f = linkFile{robots: rules}
-		if e.mirrors(fromIn, abs, kind) && (rules == nil || rules.DisallowsAll() || rules.Allowed(abs)) {
-			to, err := linkname.File(e.cfg.Layout, abs, kind)
+		if e.mirrors(fromIn, u, kind) && (rules == nil || rules.DisallowsAll() || rules.Allowed(u)) {
+			to, err := linkname.File(e.cfg.Layout, u, kind)
 			f.file, f.ok = to, err == nil
 		}
 		e.links.put(k, f, gen)
 	}
 	if f.ok {
-		if file, ok := e.links.copyOf(abs); ok {
+		if file, ok := e.links.copyOf(u); ok {
 			return file, true // where its copy is, whatever was guessed
 		}
 	}

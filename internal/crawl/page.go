@@ -45,10 +45,14 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // Scope.Requisites, a requisite (image, style sheet, script, font, frame)
 // of an in-scope page on any host, so that a page looks in the mirror as
 // it does online even when its site loads them from elsewhere (a CDN).
-// Pages on other hosts are never followed. Links it mirrors are rewritten
-// to their files; others stay absolute.
+// Pages on other hosts are never followed, nor site machinery and links
+// into a capped URL pattern (traps.go), which decides once for both.
+// Links it mirrors are rewritten to their files; others stay absolute.
 func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
 	ok, _ := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+	if ok && !isRequisite(kind) && e.traps.judge(u) != "" {
+		return false // site machinery, a capped URL pattern (traps.go)
+	}
 	return ok
 }
 

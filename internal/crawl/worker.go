@@ -181,11 +181,15 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if linksErr != nil {
 		e.warns.note(slog.LevelWarn, "links not extracted", en.URL, "err", linksErr)
 	}
+	if isHTML(resp.MediaType) {
+		e.traps.read(en.URL, resp.Body, links) // before its links are judged
+	}
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {
 			e.warns.note(slog.LevelWarn, "too many links on a page, rest ignored", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
+		l.URL = e.traps.cfg.Strip(l.URL) // as linkFile rewrote it
 		if e.follows(en, l) {
 			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}
