@@ -29,9 +29,8 @@ func (e *Engine) target(from, file string) rewrite.Target {
 // linkFile returns the file of the mirror that the link abs of kind on a
 // page (in scope if fromIn) leads to, or false if the spider does not
 // mirror it: out of scope, filtered by the defences (mirrors), or
-// forbidden by its host's robots.txt as last
-// read (a host whose robots.txt is not read yet, or was unreachable, is
-// taken to allow it). Which file that is: where its copy is, if this
+// forbidden by its host's robots.txt as last read (a host whose
+// robots.txt is not read yet, or was unreachable, is taken to allow it). Which file that is: where its copy is, if this
 // spider knows (linkFiles.copies), else as internal/linkname guesses;
 // linkFiles remembers the guess, with the robots rules it was made under.
 func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {

@@ -51,7 +51,8 @@ func (s *typedSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // resolveSite is issue 20's cases of links that did not resolve: a name
 // guessed from the extension and never corrected by the served type,
 // URLs that shared one file, a file and a directory of one name, and links
-// to URLs the spider will not mirror.
+// to URLs the spider will not mirror (robots.txt, another host, site
+// machinery).
 func resolveSite() *typedSite {
 	s := &typedSite{pages: map[string][2]string{}}
 	const html = "text/html; charset=utf-8"
@@ -60,7 +61,8 @@ func resolveSite() *typedSite {
 <a href="/dir/index.html">dir index</a> <a href="/x">x</a> <a href="/x/y.html">x/y</a>
 <a href="/bin/report">report</a> <a href="/nul.txt">nul</a> <a href="/dl?f=1">dl</a>
 <img src="/img/logo"> <a href="/secret/page">secret</a>
-<a href="http://other.example/out">out</a></body></html>`)
+<a href="http://other.example/out">out</a>
+<a href="/w/index.php?title=A&amp;action=edit">edit</a></body></html>`)
 	s.set("/a", html, `<p>page a</p><a href="/x/y.html">y</a>`)
 	s.set("/a.html", html, `<p>page a.html</p><a href="/a">a</a>`)
 	s.set("/dir/", html, `<p>dir</p><a href="index.html">self</a><a href="../bin/report">r</a>`)
@@ -124,7 +126,7 @@ func TestEveryLinkResolves(t *testing.T) {
 		"/nul.txt": "nul is a page", "/dl?f=1": "PK zip", "/img/logo": "PNG logo"})
 	checkLinksResolve(t, mdir)
 	root := readMirror(t, mdir, host+"/index.html")
-	for _, abs := range []string{srv.URL + "/secret/page", "http://other.example/out"} {
+	for _, abs := range []string{srv.URL + "/secret/page", "http://other.example/out", srv.URL + "/w/index.php?title=A&amp;action=edit"} {
 		if !strings.Contains(root, `href="`+abs+`"`) {
 			t.Errorf("the link to %s is not absolute:\n%s", abs, root)
 		}
