@@ -91,7 +91,7 @@ func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	if en := v.line(t, v.base+"/b"); en.Spider != "other" || en.State != list.Claimed || en.File != "" {
 		t.Errorf("/b after the crawl: %+v", en)
 	}
-	if _, err := v.m.Stat(strings.TrimPrefix(v.base, "http://") + "/b.html"); err == nil {
+	if _, err := v.m.Stat(strings.TrimPrefix(v.base, "http://") + "/b{}.html"); err == nil {
 		t.Error("the copy of a line fetched ahead but claimed by another spider was written")
 	}
 	if sum.Fetched != 1+minFresh {
