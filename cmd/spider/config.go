@@ -187,10 +187,11 @@ func listPathOf(fs *pflag.FlagSet, config, listFlag string) (string, error) {
 	return path, nil
 }
 
-// mirrorDirOf returns the mirror directory a subcommand works on: "mirror",
-// the config file's, or the --mirror flag's.
-func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag string) (string, error) {
-	dir := "mirror"
+// mirrorDirOf returns the mirror directory a subcommand works on: the
+// --mirror flag's, the config file's, or the one the list at listPath
+// records (readMirror).
+func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag, listPath string) (string, error) {
+	dir := ""
 	if config != "" {
 		cfg, err := LoadConfig(config)
 		if err != nil {
@@ -201,7 +202,7 @@ func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag string) (string, error) {
 	if fs.Changed("mirror") {
 		dir = mirrorFlag
 	}
-	return dir, nil
+	return readMirror(listPath, dir)
 }
 
 // requireList fails with a hint unless the list at path exists.

@@ -68,7 +68,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	level := fs.Int("level", 0, "import: level of the added lines (listed URLs at a deeper level move up to it)")
 	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
 	repair := fs.Bool("repair", false, "check: repair the list first (a backup is written)")
-	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default \"mirror\", or the config's)")
+	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default: the config's, else the one the list records)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
 		return usageErr{err, "spider list --help lists the flags"}
@@ -110,7 +110,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stdout, "compacted %s: %d lines, %d bytes, in %.3fs\n", l.Path(), st.Lines, st.Bytes, st.HeldSec)
 		return nil
 	case cmd == "check" && fs.NArg() == 1:
-		dir, err := mirrorDirOf(fs, *config, *mirrorDir)
+		dir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ type Settings struct {
 	SpiderID    string
 	List        string
 	Mirror      string
+	MirrorSet   bool // Mirror came from the config or a flag: see chooseMirror
 	Starts      []string
 	Hosts       []string
 	Window      time.Duration
@@ -89,7 +90,7 @@ func newRunFlags() *runFlags {
 	fs.StringVarP(&f.profile, "profile", "p", "", "profile to run: fast, slow, or one defined in the config")
 	fs.StringVarP(&f.config, "config", "c", "", "TOML config `file` (see config.example.toml)")
 	fs.StringVar(&f.list, "list", "", "shared list `path` (default \"spider.list\")")
-	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default \"mirror\")")
+	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default: the one the list records, else \"mirror\")")
 	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
 	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this (fast 1h, slow 24h)")
@@ -177,6 +178,7 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 func (s *Settings) applyConfig(cfg *Config) {
 	setStr(&s.List, cfg.List)
 	setStr(&s.Mirror, cfg.Mirror)
+	s.MirrorSet = s.MirrorSet || cfg.Mirror != ""
 	s.Starts = append(s.Starts, cfg.Start...)
 	s.Hosts = append(s.Hosts, cfg.Hosts...)
 	setPtr(&s.Concurrency, cfg.Concurrency)
@@ -224,7 +226,7 @@ func (f *runFlags) apply(s *Settings) {
 		s.List = f.list
 	}
 	if ch("mirror") {
-		s.Mirror = f.mirror
+		s.Mirror, s.MirrorSet = f.mirror, true
 	}
 	if ch("start") {
 		s.Starts = f.starts // flags replace the config's start URLs

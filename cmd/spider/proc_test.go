@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	if path := os.Getenv("SPIDER_TEST_STALL"); path != "" {
+		stallInPass(path) // never returns
+	}
 	os.Exit(m.Run())
 }
 

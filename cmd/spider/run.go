@@ -120,7 +120,15 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
 		return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
 	}
-	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen})
+	// --for bounds everything from here, waits for the list's lock included.
+	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
+	if s.For > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.For)
+		defer cancel()
+	}
+	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen,
+		OnWait: warnLockWait(log), WaitReport: crawl.DefaultLockWait})
 	if err != nil {
 		return err
 	}
@@ -142,18 +150,12 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return usageErr{errors.New("nothing to crawl: no start URL and the list holds no level-0 line"),
 			"pass --start URL (or set start in the config file)"}
 	}
-	m, err := mirror.Open(s.Mirror)
+	m, err := openMirror(l.Path(), s, log)
 	if err != nil {
-		return hintErr{err, "check --mirror: the directory must be writable"}
+		return err
 	}
 	defer m.Close()
 
-	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
-	if s.For > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.For)
-		defer cancel()
-	}
 	// No connection into the local network unless the crawl starts there,
 	// whatever a link, a redirect or a DNS answer says.
 	loopback, private := scope.Allowed(hosts)
@@ -175,10 +177,32 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived, "disallowed", sum.Disallowed,
 		"errors", sum.Errors, "failed", sum.Failed, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
+	var lw *list.LockWaitError
+	if errors.As(err, &lw) && errors.Is(err, context.DeadlineExceeded) && sum.Cycles == 0 {
+		err = fmt.Errorf("no pass ran within --for %s: %w", s.For, err)
+	}
 	if err == nil && signalled.Err() == nil && sum.Failed+sum.Fetched+sum.Unchanged+sum.Archived == 0 {
 		err = startsHeldBack(l.Path(), starts)
 	}
 	return runVerdict(sum, err, signalled.Err() != nil, m.Dir())
+}
+
+// openMirror opens the mirror of a run on the list at listPath, and
+// records it beside the list if it is the list's first (see runMirror).
+func openMirror(listPath string, s *Settings, log *slog.Logger) (*mirror.Mirror, error) {
+	dir, record, err := runMirror(listPath, s, log)
+	if err != nil {
+		return nil, err
+	}
+	m, err := mirror.Open(dir)
+	if err != nil {
+		return nil, hintErr{err, "check --mirror: the directory must be writable"}
+	}
+	if err := record(); err != nil {
+		m.Close()
+		return nil, hintErr{fmt.Errorf("record the mirror beside the list: %w", err), "the list's directory must be writable"}
+	}
+	return m, nil
 }
 
 // scopeHosts returns the hosts the spider follows links on: those of the
@@ -214,7 +238,7 @@ func listErr(err error) error {
 	if errors.As(err, &pe) {
 		return hintErr{err, "the list was edited or damaged: fix or remove that line; nothing was written"}
 	}
-	return err
+	return lockWaitErr(err)
 }
 
 func rate(n int, secs float64) float64 {

@@ -64,7 +64,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := pflag.NewFlagSet("spider show", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
-	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, to check the copy (default \"mirror\", or the config's)")
+	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, to check the copy (default: the config's, else the one the list records)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	asJSON := fs.Bool("json", false, "print JSON")
 	help := fs.BoolP("help", "h", false, "print this help")
@@ -88,7 +88,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mdir, err := mirrorDirOf(fs, *config, *mirrorDir)
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
 	if err != nil {
 		return err
 	}

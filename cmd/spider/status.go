@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -30,19 +31,40 @@ type Status struct {
 	Claims map[string]int `json:"claims"` // spider_id -> lines claimed now
 	Due    map[string]int `json:"due"`    // spider_id -> unclaimed lines due now under its profile
 	// Merged from the spiders' published statuses (since each started):
-	ArchivedLastDay []crawl.Archival      `json:"archived_last_day"` // newest first; see ArchivedFrom
-	SlowestHosts    []crawl.HostTime      `json:"slowest_hosts"`     // by mean fetch time, slowest first
-	FrequentErrors  []crawl.ErrorCount    `json:"frequent_errors"`   // most frequent first
-	Filtered        map[string]int        `json:"filtered"`          // reason -> distinct links the defences cut, summed over spiders
-	CappedPatterns  []crawl.CappedPattern `json:"capped_patterns"`   // URL patterns whose links are no longer taken
-	Spiders         []list.SpiderStatus   `json:"spiders"`           // every spider that ran on the list
-	Files           FileSizes             `json:"files"`             // bytes on disk of the list and the files beside it
+	ArchivedLastDay []crawl.Archival      `json:"archived_last_day"`      // newest first; see ArchivedFrom
+	SlowestHosts    []crawl.HostTime      `json:"slowest_hosts"`          // by mean fetch time, slowest first
+	FrequentErrors  []crawl.ErrorCount    `json:"frequent_errors"`        // most frequent first
+	Filtered        map[string]int        `json:"filtered"`               // reason -> distinct links the defences cut, summed over spiders
+	CappedPatterns  []crawl.CappedPattern `json:"capped_patterns"`        // URL patterns whose links are no longer taken
+	Spiders         []list.SpiderStatus   `json:"spiders"`                // every spider that ran on the list
+	Files           FileSizes             `json:"files"`                  // bytes on disk of the list and the files beside it
+	StalledLock     *StalledLock          `json:"stalled_lock,omitempty"` // the list's lock, if one process has held it for long
 
 	// Where ArchivedLastDay comes from: "mirror", the index of the mirror
 	// directory Mirror (every spider's archivals, across restarts), or
 	// "spiders", what they published, when that mirror has no index.
 	ArchivedFrom string `json:"archived_from"`
 	Mirror       string `json:"mirror"`
+}
+
+// StalledLock is a holder of the list's lock that has kept it long enough
+// to keep every spider of the list waiting (a spider stopped mid-pass).
+type StalledLock struct {
+	PID     int       `json:"pid"`    // 0 if the holder did not say
+	Spider  string    `json:"spider"` // "-" if it is not a running spider
+	Since   time.Time `json:"since"`  // zero if the holder did not say
+	HeldSec float64   `json:"held_s"`
+}
+
+// stalledLock returns the holder of the list's lock if it has held it for
+// at least crawl.DefaultLockWait, as long as spiders wait before warning.
+func stalledLock(l *list.List) *StalledLock {
+	h, held, err := l.Holder()
+	if err != nil || !held || h.PID == 0 || time.Since(h.Since) < crawl.DefaultLockWait {
+		return nil
+	}
+	return &StalledLock{PID: h.PID, Spider: holderSpider(l.Path(), h.PID), Since: h.Since.UTC(),
+		HeldSec: time.Since(h.Since).Round(time.Second).Seconds()}
 }
 
 // FileSizes are the sizes of the list and of the files a list keeps beside
@@ -67,7 +89,7 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
-	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, whose index lists the archived pages (default \"mirror\", or the config's)")
+	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, whose index lists the archived pages (default: the config's, else the one the list records)")
 	asJSON := fs.Bool("json", false, "print JSON (schema: see README)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
@@ -87,7 +109,7 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := requireList(path); err != nil {
 		return err
 	}
-	mdir, err := mirrorDirOf(fs, *config, *mirrorDir)
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
 	if err != nil {
 		return err
 	}
@@ -135,7 +157,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Lines++
 		st.States[e.State.String()]++
 		if e.Spider != "" {
-			st.Claims[e.Spider]++
+			st.Claims[strings.Clone(e.Spider)]++ // e's strings are the scan's buffer
 		}
 		ls := levels[e.Level]
 		if ls == nil {
@@ -163,6 +185,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	st.Files = fileSizes(st.List)
+	st.StalledLock = stalledLock(l)
 	return st, nil
 }
 
@@ -235,6 +258,10 @@ func bytesText(n int64) string {
 func printStatus(w io.Writer, st *Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "list\t%s\t%d lines\n", st.List, st.Lines)
+	if sl := st.StalledLock; sl != nil {
+		fmt.Fprintf(tw, "lock\tSTALLED: held by pid %d (spider %s) for %s; every spider of the list waits (resume it: kill -CONT %d)\n",
+			sl.PID, sl.Spider, time.Duration(sl.HeldSec*float64(time.Second)), sl.PID)
+	}
 	f := st.Files
 	fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
 		bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/spider-mirror/spider/list"
 )
 
 // spider status lists the pages archived in the last day from the
@@ -58,7 +64,8 @@ func TestStatusArchivesSurviveRestart(t *testing.T) {
 		t.Errorf("states %v, want 1 archived", st.States)
 	}
 	code, text, _ := runCLI(t, dir, "status")
-	if want := "archived in the last day: 1 (from the index of the mirror mirror)"; code != 0 || !strings.Contains(text, want) {
+	// The list recorded its mirror, as an absolute path, on the first run.
+	if want := "archived in the last day: 1 (from the index of the mirror " + filepath.Join(dir, "mirror") + ")"; code != 0 || !strings.Contains(text, want) {
 		t.Errorf("text status lacks %q:\n%s", want, text)
 	}
 	code, text, _ = runCLI(t, dir, "status", "--mirror", "elsewhere")
@@ -79,4 +86,37 @@ func waitAllDue(t *testing.T, path string, window time.Duration) {
 		}
 		return true
 	})
+}
+
+// The strings of a list.Entry share the scan's read buffer: status and
+// list check must copy what they keep past a line (a claimant's name, a
+// missing file, a URL counted twice), or a list longer than the buffer
+// overwrites them.
+func TestReadersKeepCopiesOfScannedStrings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "spider.list")
+	buf := []byte(list.Header + "\n")
+	dup := "http://example.com/twice"
+	buf = list.AppendLine(buf, &list.Entry{Spider: "alpha", Level: 0, State: list.Claimed, URL: dup}, 0)
+	buf = list.AppendLine(buf, &list.Entry{File: "example.com/gone.html", Level: 1, State: list.Downloaded,
+		Modified: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), URL: "http://example.com/gone"}, 0)
+	for i := 0; len(buf) < 1<<20; i++ {
+		buf = list.AppendLine(buf, &list.Entry{Level: 2, State: list.Found,
+			URL: fmt.Sprintf("http://example.com/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz/%08d", i)}, 0)
+	}
+	buf = list.AppendLine(buf, &list.Entry{Level: 3, State: list.Found, URL: dup}, 0)
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := collectStatus(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Claims) != 1 || st.Claims["alpha"] != 1 {
+		t.Errorf("claims %v, want alpha: 1", st.Claims)
+	}
+	code, out, stderr := runCLI(t, dir, "list", "check", "--mirror", filepath.Join(dir, "mirror"))
+	if code == 0 || !strings.Contains(out, "example.com/gone.html") || !strings.Contains(out, dup) {
+		t.Errorf("list check: exit %d, want the missing copy and the duplicate named:\n%s%s", code, out, stderr)
+	}
 }

@@ -70,14 +70,14 @@ func TestArchiveAndIndex(t *testing.T) {
 
 	v.site.set("/a", 404, "not found")
 	step("/a gone")
-	a := host + "/a.html"
+	a := host + "/a{}.html"
 	if s := read(a); !rewrite.HasBanner([]byte(s)) || !strings.Contains(s, "A one") {
 		t.Errorf("archived copy: %s", s)
 	}
 	if st := state(); st.Hosts[host].Archived != 1 || len(st.Archived) != 1 || st.Archived[0].File != a {
 		t.Errorf("after /a gone: %+v", st)
 	}
-	if s := read("archive.html"); !strings.Contains(s, `<a href="./`+host+`/a.html">`) {
+	if s := read("archive.html"); !strings.Contains(s, `<a href="./`+host+`/a%7B%7D.html">`) {
 		t.Errorf("archive.html does not link the archived page:\n%s", s)
 	}
 	if s := read("recent.html"); !strings.Contains(s, `<tr class="archived"><td>2026-11-21 16:00 UTC</td><td>archived</td>`) {
@@ -100,15 +100,15 @@ func TestArchiveAndIndex(t *testing.T) {
 	v.cfg = func(c *Config) { c.RemoveArchived = true }
 	v.site.set("/b", 410, "gone")
 	step("/b gone, copies removed")
-	if _, err := os.Stat(filepath.Join(v.mdir, host, "b.html")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(v.mdir, host, "b{}.html")); !os.IsNotExist(err) {
 		t.Errorf("archived copy of /b not removed: %v", err)
 	}
 	if s := read("archive.html"); !strings.Contains(s, "(copy removed)") {
 		t.Errorf("archive.html:\n%s", s)
 	}
-	want := []string{"new / " + host + "/index.html", "new /a " + a, "new /b " + host + "/b.html",
+	want := []string{"new / " + host + "/index.html", "new /a " + a, "new /b " + host + "/b{}.html",
 		"archived /a " + a, "restored /a " + a,
-		"changed /b " + host + "/b.html", "archived /b "}
+		"changed /b " + host + "/b{}.html", "archived /b "}
 	got := events()
 	// The first crawl's three events come in the order the fetches end.
 	if len(got) != len(want) || strings.Join(got[3:], "|") != strings.Join(want[3:], "|") {

@@ -39,9 +39,10 @@ func (o *outcome) size() int64 {
 
 // pageCopy is a page's copy waiting for the group commit.
 type pageCopy struct {
-	file string
-	body []byte
-	ev   mirrorindex.Event // noted for the mirror's index once committed
+	file  string
+	body  []byte
+	ev    mirrorindex.Event // noted for the mirror's index once committed
+	leads []mirror.File     // the names links guessed, leading to file (page.go)
 }
 
 // commit makes the copies of the outcomes durable in one group
@@ -54,7 +55,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 	now := e.cfg.Now()
 	start := time.Now()
 	var owners []*outcome
-	var files []mirror.File
+	var files, leads []mirror.File
 	for _, o := range outs {
 		if o.copy == nil {
 			continue
@@ -68,9 +69,18 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		}
 		owners = append(owners, o)
 		files = append(files, mirror.File{Rel: o.copy.file, Data: o.copy.body})
+		leads = append(leads, o.copy.leads...)
+	}
+	// The leads go in the same group, after the copies: a copy whose write
+	// fails is an error, a lead's only a warning (the copy is in place).
+	errs := e.mirror.WriteAll(append(files, leads...))
+	for i, err := range errs[len(files):] {
+		if err != nil {
+			e.warns.note(slog.LevelWarn, "mirror write failed for a file leading to a copy", leads[i].Rel, "err", err)
+		}
 	}
 	var full error // the mirror cannot take writes (storage.go)
-	for i, err := range e.mirror.WriteAll(files) {
+	for i, err := range errs[:len(files)] {
 		if err == nil {
 			continue
 		}
@@ -109,6 +119,21 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		if o.copy != nil {
 			e.index.note(o.copy.ev) // on disk now: news for the mirror's index
 		}
+		e.noteCopy(o)
 	}
 	return fix
+}
+
+// noteCopy remembers where the copy of the outcome's URL is now, for the
+// links to it that pages are rewritten with from now on (links.go): the
+// file it was written to or kept at, else the line's file if it is a name
+// of the URL's under the layout (not one of an earlier layout's).
+func (e *Engine) noteCopy(o *outcome) {
+	en := o.job.en
+	switch {
+	case o.res.State == list.Downloaded && o.res.File != "":
+		e.links.noteCopy(o.res.URL, o.res.File)
+	case en.File != "" && e.ownName(en):
+		e.links.noteCopy(en.URL, en.File)
+	}
 }

@@ -107,3 +107,9 @@ func withDefaults(cfg Config, listPath string) Config {
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
+
+// DefaultLockWait is how long a spider waits for the list's lock before
+// it warns, naming the holder; it warns again each time the wait doubles.
+// A pass holds the lock for the time it takes to read the list, so a wait
+// this long means a holder that is stopped or stuck.
+const DefaultLockWait = 10 * time.Second

@@ -19,9 +19,10 @@ import (
 // conditional returns the validators to send for a line: only when the
 // mirror holds the line's copy as fetched, so a 304 always has a copy to
 // keep (not one that may carry a banner: a page that comes back is
-// fetched whole and written afresh without it).
+// fetched whole and written afresh without it), and at a name of the
+// layout's (not an earlier layout's, page.go ownName).
 func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
-	if en.File == "" || mayBeBannered(en, rec) {
+	if en.File == "" || mayBeBannered(en, rec) || !e.ownName(en) {
 		return nil
 	}
 	h := history.Conditional(rec)

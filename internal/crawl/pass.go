@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -163,7 +164,7 @@ func (r *run) status(now time.Time) []byte {
 func (r *run) afterPass(p passResult) {
 	e, c := r.e, p.c
 	if p.err != nil {
-		if r.ctx.Err() == nil {
+		if r.ctx.Err() == nil || r.neverRan(p.err) {
 			r.err = p.err
 		}
 		r.requeue(c) // nothing was written: keep what the pass carried
@@ -258,6 +259,15 @@ func (r *run) account(c *list.Cycle) {
 	r.sum.LastCycle = c.Stats
 }
 
+// neverRan reports whether err, the error of a pass when the run's
+// deadline had passed, means the run did nothing it was asked to: no pass
+// ever ran, because the list's lock stayed held all along (a stalled
+// spider). A stop by a signal is not an error.
+func (r *run) neverRan(err error) bool {
+	var lw *list.LockWaitError
+	return r.sum.Cycles == 0 && errors.As(err, &lw) && errors.Is(err, context.DeadlineExceeded)
+}
+
 // last runs the run's last pass: it records what finished and hands every
 // other claim back. The mirror's index is published, and the history's
 // last records stored, beside it. It runs even though ctx is cancelled,
@@ -281,6 +291,14 @@ func (r *run) last(stopHistory func()) {
 		defer close(stored)
 		stopHistory()
 	}()
+	if r.sum.Cycles == 0 && len(c.Results) == 0 {
+		// No pass ran: the spider claimed nothing and has nothing to
+		// record, so it does not wait again for a lock that a stalled
+		// holder may keep.
+		<-stored
+		<-published
+		return
+	}
 	if err := e.list.Run(lctx, c); err != nil {
 		if r.err == nil {
 			r.err = fmt.Errorf("last pass: %w", err)

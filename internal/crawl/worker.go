@@ -174,7 +174,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
-	o.copy = &pageCopy{file, body, e.change(en, file, body, now)}
+	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
