@@ -674,7 +674,7 @@ func TestClaimHeldInBackoffIsHandedBack(t *testing.T) {
 	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
 		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }},
 		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
-	e.retry.hold(v.base+"/a", v.clock.Add(time.Minute))
+	e.polite.retry.hold(v.base+"/a", v.clock.Add(time.Minute))
 	en := list.Entry{URL: v.base + "/a", Level: 1, State: list.Error, Modified: v.clock.Add(-time.Hour)}
 	o := e.process(context.Background(), context.Background(), job{en: en, epoch: e.lease.current()})
 	if hits := v.hits("/a"); hits != 0 {

@@ -37,7 +37,7 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 	}
 	if e.cfg.RemoveArchived {
 		if err := e.mirror.Remove(en.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			e.warns.note(slog.LevelWarn, "archived copy not removed", en.URL, "file", en.File, "err", err)
+			e.obs.warns.note(slog.LevelWarn, "archived copy not removed", en.URL, "file", en.File, "err", err)
 			return
 		}
 		ev.File = ""
@@ -50,10 +50,10 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 		case errors.Is(err, fs.ErrNotExist):
 			ev.File = ""
 		case err != nil:
-			e.warns.note(slog.LevelWarn, "archived copy not read", en.URL, "file", en.File, "err", err)
+			e.obs.warns.note(slog.LevelWarn, "archived copy not read", en.URL, "file", en.File, "err", err)
 		case !rewrite.HasBanner(page):
 			if err := e.mirror.Write(en.File, rewrite.Banner(page, en.URL, now)); err != nil {
-				e.warns.note(slog.LevelWarn, "archive banner not written", en.URL, "file", en.File, "err", err)
+				e.obs.warns.note(slog.LevelWarn, "archive banner not written", en.URL, "file", en.File, "err", err)
 			}
 		}
 	}

@@ -61,7 +61,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			continue
 		}
 		if e.lease.voided(o.epoch, now) {
-			e.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", o.res.URL)
+			e.obs.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", o.res.URL)
 			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
 			fix.Fetched--
 			fix.Bytes -= o.count.Bytes
@@ -76,7 +76,7 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 	errs := e.mirror.WriteAll(append(files, leads...))
 	for i, err := range errs[len(files):] {
 		if err != nil {
-			e.warns.note(slog.LevelWarn, "mirror write failed for a file leading to a copy", leads[i].Rel, "err", err)
+			e.obs.warns.note(slog.LevelWarn, "mirror write failed for a file leading to a copy", leads[i].Rel, "err", err)
 		}
 	}
 	var full error // the mirror cannot take writes (storage.go)
@@ -97,11 +97,11 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		o.res = list.Result{URL: o.res.URL, State: failedState(o.job.en)}
 		if o.rec != nil {
 			*o.rec = history.Failed(*o.rec, err, now)
-			e.retry.hold(o.res.URL, o.rec.RetryAt)
+			e.polite.retry.hold(o.res.URL, o.rec.RetryAt)
 		}
 		o.copy = nil
 		fix.Errors++
-		e.warns.note(slog.LevelError, "mirror write failed", o.res.URL, "err", err)
+		e.obs.warns.note(slog.LevelError, "mirror write failed", o.res.URL, "err", err)
 	}
 	switch {
 	case full != nil:

@@ -140,25 +140,19 @@ func (s *Summary) add(d Summary) {
 // a run and safe for concurrent use; the run's own state lives in the loop
 // (loop.go).
 type Engine struct {
-	cfg      Config
-	list     *list.List
-	mirror   *mirror.Mirror
-	fetch    *fetch.Client
-	log      *slog.Logger
-	scope    *hostScope    // hosts whose links are followed (scope.go)
-	follow   *follower     // scope rules and the per-pass link budget (scope.go)
-	held     *heldLinks    // links the budget held back in this run (held.go)
-	traps    *traps        // machinery and pattern budgets (traps.go)
-	links    *linkFiles    // the files links lead to (links.go)
-	polite   *politeness   // per-host pacing (polite.go)
-	retry    *backoff      // URLs held back after a failure (polite.go)
-	robots   *robotsState  // robots.txt cache (robots.go)
-	lease    *lease        // heartbeats and the epoch of claims (lease.go)
-	obs      *observations // what the status reports (stats.go)
-	warns    *warnings     // warnings grouped by cause, flushed after each pass (warnings.go)
-	storage  *storage      // the back-off while the mirror cannot be written (storage.go)
-	index    *changeLog    // news for the mirror's index (changes.go)
-	progress *progress     // totals for Progress, published by the loop
+	cfg     Config
+	list    *list.List
+	mirror  *mirror.Mirror
+	fetch   *fetch.Client
+	log     *slog.Logger
+	scope   *hostScope    // hosts whose links are followed (scope.go)
+	follow  *follower     // which links are taken: scope, budget, held links, traps (scope.go)
+	links   *linkFiles    // the files links lead to (links.go)
+	polite  *politeness   // how the site is treated: pacing, robots.txt, back-off (polite.go)
+	lease   *lease        // heartbeats and the epoch of claims (lease.go)
+	obs     *observations // what is reported: status, warnings, progress (stats.go)
+	storage *storage      // the back-off while the mirror cannot be written (storage.go)
+	index   *changeLog    // news for the mirror's index (changes.go)
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -167,22 +161,18 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	cfg = withDefaults(cfg, l.Path())
 	e := &Engine{
 		cfg: cfg, list: l, mirror: m, log: cfg.Logger,
-		scope:    newHostScope(cfg.Hosts, cfg.Starts),
-		links:    &linkFiles{},
-		held:     &heldLinks{},
-		polite:   newPoliteness(cfg, l.Path()),
-		retry:    newBackoff(),
-		robots:   &robotsState{},
-		lease:    &lease{period: cfg.Lease},
-		obs:      &observations{},
-		warns:    &warnings{},
-		storage:  newStorage(cfg.StorageBackoff, defaultStorageTries),
-		index:    &changeLog{},
-		progress: &progress{},
+		scope:   newHostScope(cfg.Hosts, cfg.Starts),
+		links:   &linkFiles{},
+		polite:  newPoliteness(cfg, l.Path()),
+		lease:   &lease{period: cfg.Lease},
+		obs:     &observations{warns: &warnings{}, progress: &progress{}},
+		storage: newStorage(cfg.StorageBackoff, defaultStorageTries),
+		index:   &changeLog{},
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
-	e.traps = newTraps(cfg.Traps, e.log)
-	e.traps.inherit(l.Path())           // traps capped by earlier runs stay capped
+	e.follow.held = &heldLinks{}
+	e.follow.traps = newTraps(cfg.Traps, e.log)
+	e.follow.traps.inherit(l.Path())    // traps capped by earlier runs stay capped
 	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
 	return e
 }
@@ -203,7 +193,7 @@ func (p *progress) set(s Summary) {
 // Progress returns what the run has done so far; safe to call while it
 // runs (for a live progress line).
 func (e *Engine) Progress() Summary {
-	p := e.progress
+	p := e.obs.progress
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.sum

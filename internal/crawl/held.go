@@ -40,10 +40,10 @@ func (e *Engine) takeLinks(o *outcome, links []extract.Link) {
 	var held []meta.Link
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {
-			e.warns.note(slog.LevelWarn, "too many links on a page, rest ignored", en.URL, "kept", e.cfg.MaxLinks)
+			e.obs.warns.note(slog.LevelWarn, "too many links on a page, rest ignored", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
-		l.URL = e.traps.cfg.Strip(l.URL) // as linkFile rewrote it
+		l.URL = e.follow.traps.cfg.Strip(l.URL) // as linkFile rewrote it
 		switch ok, hold := e.follows(en, l); {
 		case ok:
 			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
@@ -54,7 +54,7 @@ func (e *Engine) takeLinks(o *outcome, links []extract.Link) {
 	if o.rec != nil {
 		o.rec.Held = held
 	}
-	e.held.push(en, held)
+	e.follow.held.push(en, held)
 }
 
 // retakeHeld offers the links that o's line held back again, on a visit
@@ -132,7 +132,7 @@ func (h *heldLinks) putBack(items []heldLink) {
 // budget is spent is not asked again in this round.
 func (r *run) offerHeld(epoch int64) {
 	e := r.e
-	items := e.held.take()
+	items := e.follow.held.take()
 	var left []heldLink
 	var adds []list.Add
 	spent := map[string]bool{}
@@ -155,5 +155,5 @@ func (r *run) offerHeld(epoch int64) {
 			adds = nil
 		}
 	}
-	e.held.putBack(left)
+	e.follow.held.putBack(left)
 }

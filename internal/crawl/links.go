@@ -35,7 +35,7 @@ func (e *Engine) target(from, file string) rewrite.Target {
 // linkFiles remembers the guess, with the robots rules it was made under.
 func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
 	k := linkKey{abs, kind, fromIn}
-	u := e.traps.cfg.Strip(abs) // the URL as follows takes it
+	u := e.follow.traps.cfg.Strip(abs) // the URL as follows takes it
 	rules := e.linkRobots(u)
 	f, gen, ok := e.links.get(k)
 	if !ok || f.robots != rules {

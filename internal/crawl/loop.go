@@ -64,9 +64,9 @@ type committed struct {
 // other claim to the pool. A cancelled ctx is a normal stop, not an error.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	started := e.cfg.Now()
-	e.progress.mu.Lock()
-	e.progress.started = started
-	e.progress.mu.Unlock()
+	e.obs.progress.mu.Lock()
+	e.obs.progress.started = started
+	e.obs.progress.mu.Unlock()
 	defer e.polite.close()
 	r := newRun(e, ctx)
 	stopHistory := r.hist.start()
@@ -100,7 +100,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	workers.Wait()
 	stopPublisher()
 	r.last(stopHistory)
-	e.warns.flush(e.log)
+	e.obs.warns.flush(e.log)
 	if err := e.storage.verdict(true); err != nil && r.err == nil {
 		r.err = err // stopped while the mirror still could not be written
 	}
@@ -145,7 +145,7 @@ func (r *run) loop() {
 		case p := <-r.passDone:
 			r.passing = false
 			r.afterPass(p)
-			r.e.warns.flush(r.e.log)
+			r.e.obs.warns.flush(r.e.log)
 		case c := <-r.commitDone:
 			r.committed(c)
 		case k := <-r.knownDone:
@@ -239,7 +239,7 @@ func (r *run) workersIdle() bool { return r.jobs.state().queued == 0 && r.sent =
 func (r *run) publishProgress() {
 	s := r.sum
 	s.InFlight = len(r.inflight)
-	r.e.progress.set(s)
+	r.e.obs.progress.set(s)
 }
 
 // drain ends the fetching: claimed lines no worker took go back to the

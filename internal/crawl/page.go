@@ -50,7 +50,7 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // Links it mirrors are rewritten to their files; others stay absolute.
 func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
 	ok, _ := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
-	if ok && !isRequisite(kind) && e.traps.judge(u) != "" {
+	if ok && !isRequisite(kind) && e.follow.traps.judge(u) != "" {
 		return false // site machinery, a capped URL pattern (traps.go)
 	}
 	return ok

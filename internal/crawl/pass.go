@@ -110,7 +110,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	now := e.cfg.Now()
 	adds, carried := r.jobs.forPass()
 	c := &list.Cycle{
-		Spider: e.cfg.Spider, Now: now, Started: e.progress.started, Lease: e.cfg.Lease,
+		Spider: e.cfg.Spider, Now: now, Started: e.obs.progress.started, Lease: e.cfg.Lease,
 		Add: adds, Results: r.results, ReleaseOwn: r.first,
 	}
 	r.results = nil
@@ -131,7 +131,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		}
 	}
 	want := e.cfg.Profile.Batch - usual
-	skip := e.retry.skip(now)
+	skip := e.polite.retry.skip(now)
 	switch {
 	case !e.storage.pausedUntil(time.Now()).IsZero():
 		// The mirror cannot be written: claim nothing until the back-off
@@ -149,7 +149,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 func (r *run) status(now time.Time) []byte {
 	p, s := r.e.cfg.Profile, r.sum
 	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
-	cut, capped := r.e.traps.snapshot()
+	cut, capped := r.e.follow.traps.snapshot()
 	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
 		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,

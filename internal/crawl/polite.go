@@ -33,6 +33,9 @@ import (
 // politeness falls back to spacing this process's requests only, and says
 // so in the log.
 type politeness struct {
+	retry  *backoff     // URLs held back after a failure
+	robots *robotsState // robots.txt cache (robots.go)
+
 	delay time.Duration // configured minimum
 	base  time.Duration // first back-off step after a 429/503 without Retry-After
 	gate  *hostgate.Gate
@@ -46,7 +49,7 @@ type politeness struct {
 }
 
 func newPoliteness(cfg Config, listPath string) *politeness {
-	p := &politeness{delay: cfg.Delay, base: max(cfg.Delay, time.Second),
+	p := &politeness{retry: newBackoff(), robots: &robotsState{}, delay: cfg.Delay, base: max(cfg.Delay, time.Second),
 		crawl: map[string]time.Duration{}, queue: map[string]chan struct{}{},
 		wake: map[string]chan struct{}{}, next: map[string]time.Time{}, gated: map[string]bool{}}
 	if listPath == "" {

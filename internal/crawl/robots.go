@@ -53,13 +53,13 @@ func (s *robotsState) unreachable(host string, status int) error {
 }
 
 func (e *Engine) robotsCache() *robots.Cache {
-	e.robots.once.Do(func() {
-		e.robots.cache = &robots.Cache{
+	e.polite.robots.once.Do(func() {
+		e.polite.robots.cache = &robots.Cache{
 			Agent: robots.Token(e.fetch.UserAgent()),
 			Fetch: e.fetchRobots,
 		}
 	})
-	return e.robots.cache
+	return e.polite.robots.cache
 }
 
 // fetchRobots gets robots.txt with the spider's client and limits, in the
@@ -69,7 +69,7 @@ func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answe
 	host := hostOf(robotsURL)
 	resp, _, err := e.polite.get(ctx, ctx, e.fetch, robotsURL, nil, true)
 	if ctx.Err() == nil {
-		e.robots.setErr(host, err)
+		e.polite.robots.setErr(host, err)
 	}
 	var he *fetch.HTTPError
 	switch {
@@ -130,21 +130,21 @@ func (e *Engine) robotsDenied(ctx context.Context, o *outcome) bool {
 		if en.File == "" {
 			res.Modified = now
 		}
-		h = history.Failed(h, e.robots.unreachable(host, rules.Status), now)
+		h = history.Failed(h, e.polite.robots.unreachable(host, rules.Status), now)
 		h.Status = 0
 		h.Reason = fmt.Sprintf("robots.txt unreachable (status %d): nothing on the host is fetched for now; next attempt after %s",
 			rules.Status, h.RetryAt.Format(time.RFC3339))
-		e.retry.hold(en.URL, h.RetryAt)
+		e.polite.retry.hold(en.URL, h.RetryAt)
 		o.count.Errors++
 		e.obs.failed(errRobotsUnreachable)
-		e.warns.note(slog.LevelWarn, "robots.txt unreachable: the host is off limits for now", en.URL, "robots_status", rules.Status)
+		e.obs.warns.note(slog.LevelWarn, "robots.txt unreachable: the host is off limits for now", en.URL, "robots_status", rules.Status)
 		o.rec = &h
 		return true
 	}
 	res.State, res.Modified = list.Disallowed, now
 	h.Reason = "disallowed by robots.txt as of " + now.UTC().Format(time.RFC3339) + "; checked again when due"
 	o.count.Disallowed++
-	e.warns.note(slog.LevelInfo, "disallowed by robots.txt", en.URL)
+	e.obs.warns.note(slog.LevelInfo, "disallowed by robots.txt", en.URL)
 	o.rec = &h
 	return true
 }

@@ -64,6 +64,8 @@ func (e *Engine) widenScope(u string) {
 // earlier pass is in the list already: it costs no budget, so that the
 // links every page has (menus, neighbours, an index) leave it to the new.
 type follower struct {
+	held  *heldLinks // links the budget held back in this run (held.go)
+	traps *traps     // machinery and pattern budgets (traps.go)
 	rules *scope.Rules
 	max   int // Config.MaxNewPerHost; <0 = no limit
 	log   *slog.Logger
@@ -134,7 +136,7 @@ func (e *Engine) follows(en list.Entry, l extract.Link) (ok, held bool) {
 	}
 	if !isRequisite(l.Kind) {
 		// What a page needs to display is bounded by its pages.
-		if why := e.traps.judge(l.URL); why != "" {
+		if why := e.follow.traps.judge(l.URL); why != "" {
 			e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
 			return false, false
 		}

@@ -31,6 +31,9 @@ type ErrorCount struct {
 // observations are what a spider remembers for its status: archivals of
 // the last day, fetch times by host, failures by kind. Bounded.
 type observations struct {
+	warns    *warnings // grouped by cause, flushed after each pass (warnings.go)
+	progress *progress // totals for Progress, published by the loop
+
 	mu        sync.Mutex
 	archivals []Archival
 	hosts     map[string]*HostTime

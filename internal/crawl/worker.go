@@ -37,9 +37,9 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	if now := e.cfg.Now(); j.rec.RetryAt.After(now) {
 		// Another spider (or this one before a restart) failed here
 		// recently: hand the line back and leave it alone until then.
-		e.retry.hold(en.URL, j.rec.RetryAt)
+		e.polite.retry.hold(en.URL, j.rec.RetryAt)
 		return o
-	} else if !j.ahead && e.retry.held(en.URL, now) {
+	} else if !j.ahead && e.polite.retry.held(en.URL, now) {
 		// Its fetch ahead failed after the pass that claimed it took
 		// its snapshot of the backoff: hand it back too.
 		return o
@@ -73,7 +73,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 		rec = history.NotModified(rec, now)
 		e.retakeHeld(o)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
-		e.retry.ok(en.URL)
+		e.polite.retry.ok(en.URL)
 		o.count.Unchanged++
 		e.log.Debug("not modified", "url", en.URL)
 	case fetch.Gone(err):
@@ -98,8 +98,8 @@ func (e *Engine) gone(o *outcome, err error, now time.Time) {
 		if en.File == "" {
 			o.res.Modified = now
 		}
-		e.retry.hold(en.URL, o.rec.RetryAt)
-		e.warns.note(slog.LevelInfo, "not found; archived once confirmed", en.URL, "attempt", o.rec.NotFound, "of", e.cfg.ArchiveAfter)
+		e.polite.retry.hold(en.URL, o.rec.RetryAt)
+		e.obs.warns.note(slog.LevelInfo, "not found; archived once confirmed", en.URL, "attempt", o.rec.NotFound, "of", e.cfg.ArchiveAfter)
 		return
 	}
 	// The line says the page is gone and since when it was last seen gone,
@@ -121,10 +121,10 @@ func (e *Engine) failed(o *outcome, err error, now time.Time) {
 	if en.File == "" {
 		o.res.Modified = now
 	}
-	e.retry.hold(en.URL, o.rec.RetryAt)
+	e.polite.retry.hold(en.URL, o.rec.RetryAt)
 	o.count.Errors++
 	e.obs.failed(err)
-	e.warns.note(slog.LevelWarn, "fetch failed: "+errorKind(err), en.URL, "transient", fetch.Transient(err), "err", err)
+	e.obs.warns.note(slog.LevelWarn, "fetch failed: "+errorKind(err), en.URL, "transient", fetch.Transient(err), "err", err)
 }
 
 // store makes the copy of a fetched page that the group commit writes into
@@ -144,7 +144,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if e.lease.voided(o.epoch, now) {
 		// The claim may have been taken back and the page fetched again by
 		// another spider since; this copy may be older. Hand the line back.
-		e.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", en.URL)
+		e.obs.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", en.URL)
 		o.rec, o.adds = nil, nil
 		return
 	}
@@ -153,7 +153,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
 		*rec = history.FetchedOK(*rec, resp, sum, false, now)
 		e.retakeHeld(o)
-		e.retry.ok(en.URL)
+		e.polite.retry.ok(en.URL)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
 		o.count.Unchanged++
 		return
@@ -167,25 +167,25 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if err != nil {
 		*rec = history.Failed(*rec, err, now)
 		o.res.State = failedState(en)
-		e.retry.hold(en.URL, rec.RetryAt)
+		e.polite.retry.hold(en.URL, rec.RetryAt)
 		o.count.Errors++
-		e.warns.note(slog.LevelError, "page not stored", en.URL, "err", err)
+		e.obs.warns.note(slog.LevelError, "page not stored", en.URL, "err", err)
 		return
 	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
 	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
-	e.retry.ok(en.URL)
+	e.polite.retry.ok(en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
 	o.count.Fetched++
 	o.count.Bytes += int64(len(resp.Body))
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
 	if linksErr != nil {
-		e.warns.note(slog.LevelWarn, "links not extracted", en.URL, "err", linksErr)
+		e.obs.warns.note(slog.LevelWarn, "links not extracted", en.URL, "err", linksErr)
 	}
 	if isHTML(resp.MediaType) {
-		e.traps.read(en.URL, resp.Body, links) // before its links are judged
+		e.follow.traps.read(en.URL, resp.Body, links) // before its links are judged
 	}
 	e.takeLinks(o, links)
 }
