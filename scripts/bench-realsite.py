@@ -307,6 +307,15 @@ def cmd_measure(args):
         json.dump(result, f, indent=1)
 
 
+MACHINERY = ("diff=", "oldid=", "action=edit", "action=history", "action=info", "action=raw",
+             "action=(other)", "Special:", "printable=yes")
+
+
+def machinery(r):
+    """Requests to pages that only a wiki's editors need."""
+    return sum(r["families"].get(f, 0) for f in MACHINERY)
+
+
 def row(name, results, fn):
     return f"| {name} | " + " | ".join(fn(r) for r in results) + " |"
 
@@ -325,10 +334,14 @@ def render_tables(results):
     out.append(row("requests", results, lambda r: f"{r['requests']:,}"))
     out.append(row("answers", results,
                    lambda r: ", ".join(f"{c}: {k:,}" for c, k in r["codes"].items()) or "-"))
+    out.append(row("requests to wiki machinery (edit, history, info, oldid, diff, Special:)", results,
+                   lambda r: f"{machinery(r):,} ({machinery(r) / max(r['requests'], 1):.0%})"))
     out.append(row("articles mirrored", results,
                    lambda r: f"{r['articles']:,} of {r['of']:,} ({r['articles'] / max(r['of'], 1):.0%})"))
     out.append(row("Main Page mirrored", results, lambda r: "yes" if r["main_page"] else "no"))
     out.append(row("Main Page styled", results, lambda r: r["styled"]))
+    out.append(row("requests per article mirrored", results,
+                   lambda r: f"{r['requests'] / r['articles']:.1f}" if r["articles"] else "-"))
     out.append(row("other files", results, lambda r: f"{r['other_files']:,}"))
     out.append(row("mirror size", results, lambda r: f"{r['files']:,} files, {r['bytes'] / 1e6:.1f} MB"))
     out.append(row("local links of mirrored pages that resolve", results,

@@ -136,6 +136,8 @@ class Measure(unittest.TestCase):
         text = br.render_tables([r])
         self.assertIn("| articles mirrored | 1 of 3 (33%) |", text)
         self.assertIn("| Special: | 1 |", text)
+        self.assertIn("| requests to wiki machinery (edit, history, info, oldid, diff, Special:) | 1 (33%) |", text)
+        self.assertIn("| requests per article mirrored | 3.0 |", text)
 
 
 class Dump(unittest.TestCase):
