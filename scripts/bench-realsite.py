@@ -211,8 +211,9 @@ def local_target(page, ref):
 
 
 def page_file(host_dir, path):
-    """The mirror's file for a page path (wget -E and spider agree)."""
-    for cand in (path + ".html", path, os.path.join(path, "index.html")):
+    """The mirror's file for a page path: wget -E's name, or spider's,
+    which marks with "{}" where it added to the URL's own name."""
+    for cand in (path + "{}.html", path + ".html", path, os.path.join(path, "index.html")):
         f = os.path.join(host_dir, cand.lstrip("/"))
         if os.path.isfile(f):
             return f
