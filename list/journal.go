@@ -148,6 +148,9 @@ func (l locked) replayJournal(f *os.File) (bool, error) {
 	if fi.Size() < end {
 		return false, fmt.Errorf("journal %s describes a list of %d bytes, the list has %d: was the list replaced by hand? move the journal away to go on", journalPath(path), end, fi.Size())
 	}
+	if err := l.beginWrite(); err != nil {
+		return false, fmt.Errorf("lock record: %w", err)
+	}
 	newEnd := end
 	for _, r := range recs {
 		if _, err := f.WriteAt(r.data, r.off); err != nil {
@@ -163,6 +166,9 @@ func (l locked) replayJournal(f *os.File) (bool, error) {
 	}
 	if err := f.Sync(); err != nil {
 		return false, err
+	}
+	if err := l.endWrite(); err != nil {
+		return false, fmt.Errorf("lock record: %w", err)
 	}
 	return true, clearJournal(path, false)
 }

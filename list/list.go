@@ -112,11 +112,18 @@
 //     sees a gap of more than half its lease between its own heartbeats
 //     treats every claim from before the gap as lost, and writes nothing
 //     it fetched for them (internal/crawl).
-//   - Known limit: a spider stopped (SIGSTOP) in the middle of a pass holds
-//     the list's lock, and every other spider waits for it: flock(2) has no
-//     timeout, and breaking a live lock would be worse. A killed one frees
-//     it at once.
-//   - Readers (spider status) take the same lock for one read pass.
+//   - A spider stopped (SIGSTOP, swapped out, a hung disk) in the middle
+//     of a pass holds the list's lock, and every other pass waits for it:
+//     breaking a live lock would be worse. A killed one frees it at once.
+//     The holder writes its pid and the time it took the lock into
+//     LIST.lock (lockrec.go), so a waiter can say who keeps it waiting
+//     (Options.OnWait, LockWaitError), and every wait ends with its
+//     context.
+//   - Readers (Scan, ScanChunk: spider status, show, list check) take no
+//     lock: they read what complete passes wrote, with the help of the
+//     journal and a sequence number in LIST.lock (snapshot.go), so a
+//     stalled holder cannot stop them. They write nothing; a journal left
+//     by a pass that died is replayed by the next pass.
 //   - LIST.hosts.d/ holds each host's politeness state, shared by the
 //     spiders of the list (internal/hostgate, under locks of its own);
 //     this package never touches it.
@@ -134,15 +141,18 @@
 //  3. Write every record (the append at the old end, each new prefix at
 //     its offset) and the old size to LIST.journal, with a SHA-256;
 //     fsync it. From here the pass can always be completed.
-//  4. Truncate a torn tail, write the append and the prefixes; fsync the
-//     list. The pass is now durable: results it recorded are done, lines
-//     it appended exist, claims it made are held.
+//  4. Begin a write phase in LIST.lock (for readers), truncate a torn
+//     tail, write the append and the prefixes; fsync the list; end the
+//     write phase. The pass is now durable: results it recorded are done,
+//     lines it appended exist, claims it made are held. (Step 1's replay
+//     is a write phase too.)
 //  5. Empty the journal (no fsync: replaying a complete journal twice is
 //     harmless, and the next pass overwrites it anyway).
 //
 // A crash before step 3 completes leaves a torn journal (wrong checksum),
 // which is ignored: the list was not touched. A crash during step 4 leaves
-// torn lines that step 1 of the next pass, or of any reader, repairs. A
+// torn lines that step 1 of the next pass repairs (a reader meanwhile
+// reads the list as the journal completes it). A
 // pass whose prefixes do not fit rewrites the whole list instead: it
 // empties the journal durably first (the list is consistent after step 1,
 // and the journal's offsets will not describe the new file), then writes a
@@ -199,6 +209,9 @@
 //	scan.go      read passes: Scan, ScanChunk
 //	parallel.go  reading a large list in sections
 //	lock.go      the list's lock and the spiders' locks
+//	lockrec.go   what the holder writes in LIST.lock: its pid, a seqlock
+//	snapshot.go  reading without the lock
+//	mirrorrec.go LIST.mirror: the mirror the list was first used with
 //	status.go    what each spider publishes: SpiderStatus, Beat
 //	repair.go    Repair
 //	fault.go     failure injection, for tests
@@ -209,7 +222,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -220,7 +233,14 @@ type List struct {
 	path    string
 	reserve func(url string) int
 	flock   *flock.Flock
-	mu      sync.Mutex // the flock does not exclude goroutines of one process
+	sem     chan struct{} // held with the flock: it does not exclude goroutines of one process
+
+	// Under the lock: the lock file, open for writing, and its content.
+	rec *os.File
+	cur lockRecord
+
+	onWait     func(LockWait)
+	waitReport time.Duration
 
 	chunkFile os.FileInfo // the file a chunked read (ScanChunk) started on
 }
@@ -231,6 +251,12 @@ type Options struct {
 	// line for url: the longest path the mirror can give it. nil reserves
 	// len(url)+16.
 	Reserve func(url string) int
+
+	// OnWait, if set, is told of a wait for the list's lock that has lasted
+	// WaitReport, and again each time the wait has doubled: a stalled
+	// holder (a spider stopped mid-pass) keeps every writer waiting.
+	OnWait     func(LockWait)
+	WaitReport time.Duration
 }
 
 // Open returns the list at path. Its directory must exist; the first pass
@@ -246,7 +272,8 @@ func Open(path string, o Options) (*List, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("list: %s is a directory", path)
 	}
-	l := &List{path: abs, reserve: o.Reserve, flock: flock.New(abs + ".lock")}
+	l := &List{path: abs, reserve: o.Reserve, flock: flock.New(recordPath(abs)), sem: make(chan struct{}, 1),
+		onWait: o.OnWait, waitReport: o.WaitReport}
 	if l.reserve == nil {
 		l.reserve = func(u string) int { return len(u) + 16 }
 	}

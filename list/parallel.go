@@ -71,7 +71,7 @@ func sections(f *os.File, size int64, n int) ([]section, error) {
 // section (from 1). It returns the offset just past the section's last
 // complete line and the length of a torn tail (only the file's last
 // section can have one).
-func sectionLines(f *os.File, path string, s section, fn func(off int64, no int, line []byte) error) (end, torn int64, err error) {
+func sectionLines(f io.ReaderAt, path string, s section, fn func(off int64, no int, line []byte) error) (end, torn int64, err error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(f, s.start, s.stop-s.start), readBuf)
 	off := s.start
 	for no := 1; ; no++ {
@@ -154,7 +154,7 @@ func forEntriesParallel(f *os.File, path string, size int64, newFn func(w int) f
 }
 
 // countLines counts the lines in the first n bytes of f.
-func countLines(f *os.File, n int64) (int, error) {
+func countLines(f io.ReaderAt, n int64) (int, error) {
 	count := 0
 	buf := make([]byte, readBuf)
 	for off := int64(0); off < n; {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -34,12 +35,12 @@ func checkHeader(path string, line []byte) error {
 	return nil
 }
 
-// forEntries calls fn with every entry line of f, parsed into v. Headers,
-// comments and blank lines are skipped; a bad header or line stops the scan
-// with a *ParseError.
-func forEntries(f *os.File, path string, fn func(off int64, v *view) error) (end, torn int64, lines int, err error) {
+// forEntries calls fn with every entry line of the first size bytes of
+// r, parsed into v. Headers, comments and blank lines are skipped; a bad
+// header or line stops the scan with a *ParseError.
+func forEntries(r io.ReaderAt, path string, size int64, fn func(off int64, v *view) error) (end, torn int64, lines int, err error) {
 	var v view
-	end, torn, err = scanLines(f, path, func(off int64, no int, line []byte) error {
+	end, torn, err = sectionLines(r, path, section{0, size}, func(off int64, no int, line []byte) error {
 		if no == 1 {
 			return checkHeader(path, line)
 		}
@@ -55,28 +56,20 @@ func forEntries(f *os.File, path string, fn func(off int64, v *view) error) (end
 	return end, torn, lines, err
 }
 
-// Scan calls fn for every entry of the list, in file order, under the lock:
-// one consistent read pass. The *Entry passed to fn is valid only during
-// the call (its strings share the read buffer); Clone it to keep it.
+// Scan calls fn for every entry of the list, in file order. It reads
+// without the lock (see snapshot.go), so a stalled pass cannot hold it up:
+// every line it sees is as a complete pass left it, and the lines it sees
+// are those the list had when it started. The *Entry passed to fn is
+// valid only during the call (its strings share the read buffer); Clone
+// it to keep it.
 func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
-	lk, unlock, err := l.lockList(ctx)
-	if err != nil {
+	r, err := openStable(ctx, l.path)
+	if r == nil {
 		return err
 	}
-	defer unlock()
-	f, err := os.Open(l.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	defer f.Close()
-	if err := lk.replayPending(); err != nil {
-		return err
-	}
+	defer r.Close()
 	var e Entry // reused: fn must not keep it (see above)
-	_, _, _, err = forEntries(f, l.path, func(_ int64, v *view) error {
+	_, _, _, err = forEntries(r, l.path, r.size, func(_ int64, v *view) error {
 		e = v.alias()
 		return fn(&e)
 	})
@@ -89,31 +82,20 @@ func (l *List) Scan(ctx context.Context, fn func(e *Entry) error) error {
 var ErrReplaced = errors.New("list: the list was rewritten during the read; run it again")
 
 // ScanChunk reads the complete lines that start at offset off and end
-// within max bytes of it (at least one line), under the lock, and calls fn
-// for each entry, in order; it returns the offset to continue from, equal
-// to off at the end of the list. Lines never move while the list is
-// updated in place, so a reader can take the list in chunks and release
-// the lock in between; if the file was replaced meanwhile, it returns
-// ErrReplaced. The *Entry is valid only during the call. One chunked read
-// at a time per List.
+// within max bytes of it (at least one line), without the lock as Scan
+// does, and calls fn for each entry, in order; it returns the offset to
+// continue from, equal to off at the end of the list. Lines never move
+// while the list is updated in place, so a reader can take the list in
+// chunks; if the file was replaced meanwhile, it returns ErrReplaced. The
+// *Entry is valid only during the call. One chunked read at a time per
+// List.
 func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Entry) error) (int64, error) {
-	lk, unlock, err := l.lockList(ctx)
-	if err != nil {
+	r, err := openStable(ctx, l.path)
+	if r == nil {
 		return off, err
 	}
-	defer unlock()
-	f, err := os.Open(l.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return off, nil
-	}
-	if err != nil {
-		return off, fmt.Errorf("list: %w", err)
-	}
-	defer f.Close()
-	if err := lk.replayPending(); err != nil {
-		return off, err
-	}
-	fi, err := f.Stat()
+	defer r.Close()
+	fi, err := r.f.Stat()
 	if err != nil {
 		return off, fmt.Errorf("list: %w", err)
 	}
@@ -122,11 +104,11 @@ func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Ent
 	} else if l.chunkFile == nil || !os.SameFile(l.chunkFile, fi) {
 		return off, ErrReplaced
 	}
-	stop := min(fi.Size(), off+int64(max))
+	stop := min(r.size, off+int64(max))
 	var v view
 	var e Entry
 	next := off
-	_, _, err = sectionLines(f, l.path, section{off, fi.Size()}, func(o int64, no int, line []byte) error {
+	_, _, err = sectionLines(r, l.path, section{off, r.size}, func(o int64, no int, line []byte) error {
 		if o > off && o+int64(len(line)) >= stop {
 			return errChunkFull
 		}
@@ -145,7 +127,7 @@ func (l *List) ScanChunk(ctx context.Context, off int64, max int, fn func(e *Ent
 	})
 	var pe *ParseError
 	if errors.As(err, &pe) && off > 0 {
-		before, cerr := countLines(f, off)
+		before, cerr := countLines(r, off)
 		if cerr != nil {
 			return off, cerr
 		}

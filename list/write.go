@@ -42,7 +42,7 @@ func (l locked) write(f *os.File, c *Cycle, p *plan, appendBuf []byte) error {
 			c.Stats.Bytes = fi.Size()
 		}
 	case len(p.updates) > 0 || len(appendBuf) > 0 || p.torn > 0:
-		err = writeInPlace(l.path, f, p.end, p.torn, p.updates, appendBuf)
+		err = l.writeInPlace(f, p.end, p.torn, p.updates, appendBuf)
 		c.Stats.Bytes = p.end + int64(len(appendBuf))
 	default:
 		c.Stats.Bytes = p.end
@@ -55,8 +55,10 @@ func (l locked) write(f *os.File, c *Cycle, p *plan, appendBuf []byte) error {
 
 // writeInPlace journals the pass's writes, then truncates a torn tail,
 // appends the new lines, rewrites the changed prefixes in place, fsyncs
-// once and empties the journal. See journal.go for why.
-func writeInPlace(path string, f *os.File, end, torn int64, updates []update, appendBuf []byte) error {
+// once and empties the journal. See journal.go for why. The writes to the
+// list are a write phase of the lock record (lockrec.go), for readers
+// that read without the lock.
+func (l locked) writeInPlace(f *os.File, end, torn int64, updates []update, appendBuf []byte) error {
 	slices.SortFunc(updates, func(a, b update) int { return cmp.Compare(a.off, b.off) })
 	recs := make([]journalRec, 0, len(updates)+1)
 	if len(appendBuf) > 0 {
@@ -70,8 +72,11 @@ func writeInPlace(path string, f *os.File, end, torn int64, updates []update, ap
 		}
 		recs = append(recs, journalRec{off: u.off, data: b})
 	}
-	if err := writeJournal(path, end, recs); err != nil {
+	if err := writeJournal(l.path, end, recs); err != nil {
 		return fmt.Errorf("journal: %w", err)
+	}
+	if err := l.beginWrite(); err != nil {
+		return fmt.Errorf("lock record: %w", err)
 	}
 	if torn > 0 {
 		if err := check("truncate list"); err != nil {
@@ -95,7 +100,10 @@ func writeInPlace(path string, f *os.File, end, torn int64, updates []update, ap
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	return clearJournal(path, false)
+	if err := l.endWrite(); err != nil {
+		return fmt.Errorf("lock record: %w", err)
+	}
+	return clearJournal(l.path, false)
 }
 
 // rewrite writes a new list with the updates and appends applied, every

@@ -110,15 +110,16 @@ func keptEscaped(r rune) bool {
 }
 
 // escapeQuery makes a query part of one file name, reversibly: '%', '/',
-// '\\', '#' and every byte outside 0x21–0x7E become %XX (upper case), so
-// every '%' in the result starts an escape it made.
+// '\\', '#', '{', '}' and every byte outside 0x21–0x7E become %XX (upper
+// case), so every '%' in the result starts an escape it made and no brace
+// of the layout's marks comes from a query.
 func escapeQuery(q string) string {
 	const hexDigits = "0123456789ABCDEF"
 	var b strings.Builder
 	b.Grow(len(q))
 	for i := 0; i < len(q); i++ {
 		c := q[i]
-		if c < 0x21 || c > 0x7e || c == '%' || c == '/' || c == '\\' || c == '#' {
+		if c < 0x21 || c > 0x7e || c == '%' || c == '/' || c == '\\' || c == '#' || c == '{' || c == '}' {
 			b.WriteByte('%')
 			b.WriteByte(hexDigits[c>>4])
 			b.WriteByte(hexDigits[c&15])

@@ -22,6 +22,7 @@ func TestFoldCase(t *testing.T) {
 		{"http://h/CON.txt", "http://h/con.txt"},
 		{"http://h/a.", "http://h/a"},
 		{"http://h/a%20", "http://h/a"},
+		{"http://h/con", "http://h/con.html"},
 	} {
 		a, b := canon(t, pair[0]), canon(t, pair[1])
 		for _, typ := range []string{html, ""} {
@@ -36,14 +37,17 @@ func TestFoldCase(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct{ url, typ, want string }{
-		{"http://example.com/about", html, "example.com/about.html"},
+		{"http://example.com/about.html", html, "example.com/about.html"},
+		{"http://example.com/about", html, "example.com/about{}.html"},
 		{"http://example.com/docs/", html, "example.com/docs/index.html"},
-		{"http://example.com/About", html, "example.com/About{2eeb25fd7bc5a224}.html"},
+		{"http://example.com/About", html, "example.com/About{4efca0d10c5feb8e}{}.html"},
 		{"http://example.com/img/Logo.PNG", png, "example.com/img/Logo{35d12e5f568764b5}.PNG"},
-		{"http://example.com/con", html, "example.com/con{}.html"},
+		{"http://example.com/con", html, "example.com/con{}{}.html"},
+		{"http://example.com/con.html", html, "example.com/con{}.html"},
 		{"http://example.com/nul.tar.gz", "", "example.com/nul{}.tar.gz"},
-		{"http://example.com/lpt1", "", "example.com/lpt1{}"},
-		{"http://example.com/console", "", "example.com/console"},
+		{"http://example.com/lpt1", "", "example.com/lpt1{}{}"},
+		{"http://example.com/console", "", "example.com/console{}"},
+		{"http://example.com/console.txt", "", "example.com/console.txt"},
 		{"http://example.com/a.", "", "example.com/a.{}"},
 	} {
 		got, err := fold.Path(canon(t, tt.url), tt.typ)

@@ -34,6 +34,9 @@ func FuzzPath(f *testing.F) {
 	f.Add("http://h/a.", "http://h/a")
 	f.Add("http://h/%C5%BF", "http://h/s")
 	f.Add("http://h/x?Q=1", "http://h/x?q=1")
+	f.Add("http://h/x", "http://h/x/y.html")
+	f.Add("http://h/a", "http://h/a.html")
+	f.Add("http://h/d/index.html?q", "http://h/d/?q")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		// Whatever Path accepts, canonical or not, is safe.
 		for _, typ := range fuzzTypes {
@@ -58,6 +61,8 @@ func FuzzPath(f *testing.F) {
 			if err1 != nil || err2 != nil {
 				continue // too long; checkURL checked why
 			}
+			checkNotDir(t, p1, p2)
+			checkNotDir(t, p2, p1)
 			k1, k2 := aliasKey(u1, typ), aliasKey(u2, typ)
 			if (p1 == p2) != (k1 == k2) {
 				t.Errorf("%q and %q as %q: paths %q and %q, alias keys %q and %q",
@@ -75,6 +80,16 @@ func FuzzPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkNotDir checks that the file file is not a directory of path p, but
+// where Path's doc says it may be: a URL's own name with a '.'.
+func checkNotDir(t *testing.T, file, p string) {
+	t.Helper()
+	name := file[strings.LastIndexByte(file, '/')+1:]
+	if strings.HasPrefix(p, file+"/") && (strings.Contains(name, mark) || !strings.Contains(name, ".")) {
+		t.Errorf("file %q is a directory of %q", file, p)
+	}
 }
 
 // foldKey is how a case-insensitive file system compares names, near
@@ -140,29 +155,30 @@ func checkPath(t testing.TB, u, p string) {
 }
 
 // aliasKey spells out, from the URL alone, which URLs the layout lets share a
-// file: the scheme is dropped, a directory URL gets "index.html", and the
-// media type's extension is appended when the name does not end in it.
+// file and what it adds to a name: only the scheme is dropped (http and
+// https share), and the key says what the media type adds to the name
+// (fileName's rule).
 func aliasKey(u, typ string) string {
 	_, rest, _ := strings.Cut(u, "://")
 	p, q, hasQuery := strings.Cut(rest, "?")
-	if strings.HasSuffix(p, "/") {
-		p += "index.html"
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	if name == "" {
+		name = "index.html"
 	}
 	if hasQuery {
-		p += "?" + q
+		name += "?" + q
 	}
-	lower := strings.ToLower(p)
-	switch typ {
-	case html:
-		if !strings.HasSuffix(lower, ".html") && !strings.HasSuffix(lower, ".htm") {
-			p += ".html"
-		}
-	case css:
-		if !strings.HasSuffix(lower, ".css") {
-			p += ".css"
-		}
+	lower := strings.ToLower(name)
+	added := ""
+	switch {
+	case typ == html && !strings.HasSuffix(lower, ".html") && !strings.HasSuffix(lower, ".htm"):
+		added = "{}.html"
+	case typ == css && !strings.HasSuffix(lower, ".css"):
+		added = "{}.css"
+	case typ != html && typ != css && !strings.ContainsAny(name, ".?"):
+		added = "{}"
 	}
-	return p
+	return rest + " " + added
 }
 
 // unpath inverts Path up to the aliases: for a path with no hashed
@@ -193,7 +209,18 @@ func unpath(p string) (key string, ok bool) {
 			comps[i] = upperEscapeNonASCII(comps[i])
 		}
 	}
-	name, query, hasQuery := strings.Cut(comps[last], "?")
+	name, literalIndex := strings.CutPrefix(comps[last], mark+indexName)
+	if literalIndex {
+		name = indexName + name
+	}
+	added := ""
+	if i := strings.Index(name, mark); i >= 0 {
+		name, added = name[:i], name[i:]
+	}
+	name, query, hasQuery := strings.Cut(name, "?")
+	if name == indexName && !literalIndex {
+		name = ""
+	}
 	comps[last] = upperEscapeNonASCII(name)
 	if hasQuery {
 		q, err := url.PathUnescape(query)
@@ -202,7 +229,7 @@ func unpath(p string) (key string, ok bool) {
 		}
 		comps[last] += "?" + q
 	}
-	return strings.Join(comps, "/"), true
+	return strings.Join(comps, "/") + " " + added, true
 }
 
 // TestDecodeSegmentInverse checks the injectivity argument of decodeSegment:

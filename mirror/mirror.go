@@ -12,14 +12,16 @@
 //	.spider/                                 the index a program reads, and its lock
 //
 // Path names the file of a URL from its canonical form (internal/urlkey) and
-// its response's media type; its doc gives the rules, and which URLs share a
-// file (those wget makes share one):
+// its response's media type; its doc gives the rules. Distinct URLs get
+// distinct files (bar http and https), and "{}" marks where a name was
+// added to:
 //
 //	http://example.com/                    text/html  example.com/index.html
-//	http://example.com/about               text/html  example.com/about.html
+//	http://example.com/about               text/html  example.com/about{}.html
+//	http://example.com/about.html          text/html  example.com/about.html
 //	https://example.com:8443/x.png         image/png  example.com:8443/x.png
-//	http://example.com/page.php?id=1&x=2   text/html  example.com/page.php?id=1&x=2.html
-//	http://example.com/a//b                ""         example.com/a/{empty}/b
+//	http://example.com/page.php?id=1&x=2   text/html  example.com/page.php?id=1&x=2{}.html
+//	http://example.com/a//b.png            ""         example.com/a/{empty}/b.png
 //
 // Every name Path makes is filepath.IsLocal, and the mirror opens every name
 // through an os.Root as well, so neither a hostile URL nor a symlink planted

@@ -20,6 +20,7 @@ const (
 	maxPath   = 4096 // longest path Path returns
 	emptySeg  = "{empty}"
 	indexName = "index.html"
+	mark      = "{}" // where the layout added to a URL's own name
 )
 
 // Path maps a canonical http(s) URL (internal/urlkey) and the media type of
@@ -28,18 +29,22 @@ const (
 //
 //	http://example.com/                    text/html  example.com/index.html
 //	http://example.com/docs/               text/html  example.com/docs/index.html
-//	http://example.com/about               text/html  example.com/about.html
+//	http://example.com/docs/index.html     text/html  example.com/docs/{}index.html
+//	http://example.com/about               text/html  example.com/about{}.html
+//	http://example.com/about.html          text/html  example.com/about.html
 //	http://example.com/a/b.htm             text/html  example.com/a/b.htm
 //	https://example.com:8443/x.png         image/png  example.com:8443/x.png
-//	http://example.com/page.php?id=1&x=2   text/html  example.com/page.php?id=1&x=2.html
-//	http://example.com/s.css?v=3           text/css   example.com/s.css?v=3.css
+//	http://example.com/bin/report          application/pdf  example.com/bin/report{}
+//	http://example.com/nul.txt             text/html  example.com/nul.txt{}.html
+//	http://example.com/page.php?id=1&x=2   text/html  example.com/page.php?id=1&x=2{}.html
+//	http://example.com/s.css?v=3           text/css   example.com/s.css?v=3{}.css
 //	http://example.com/dl?f=a/b%20c        ""         example.com/dl?f=a%2Fb%2520c
-//	http://xn--mller-kva.de/caf%C3%A9      ""         xn--mller-kva.de/café
-//	http://example.com/caf%c3%a9           ""         example.com/caf%c3%a9
-//	http://example.com/a//b                ""         example.com/a/{empty}/b
+//	http://xn--mller-kva.de/caf%C3%A9.png  ""         xn--mller-kva.de/café.png
+//	http://example.com/caf%c3%a9.png       ""         example.com/caf%c3%a9.png
+//	http://example.com/a//b.png            ""         example.com/a/{empty}/b.png
 //	http://[::1]:8080/                     text/html  [::1]:8080/index.html
 //	http://index.html/                     text/html  index%2Ehtml/index.html
-//	http://.spider/x                       ""         %2Espider/x
+//	http://.spider/x.js                    ""         %2Espider/x.js
 //
 // The rules, in order:
 //
@@ -61,15 +66,24 @@ const (
 //   - An empty segment (from "//") becomes "{empty}". A canonical path
 //     percent-encodes '{', so no segment maps there. Canonical URLs have no
 //     "." or ".." segment; Path rejects one.
-//   - An empty last segment (a URL path ending in '/') becomes "index.html".
+//   - An empty last segment (a URL path ending in '/') becomes "index.html";
+//     a last segment "index.html" of the URL's own becomes "{}index.html".
 //   - A query, even an empty one, is appended to the file name after a '?'
-//     (which a canonical path never holds raw), with '%', '/', '\\', '#'
-//     and bytes outside 0x21–0x7E written as %XX, so a query is never more
-//     than one component and can be read back.
-//   - text/html and application/xhtml+xml add ".html", and text/css adds
-//     ".css", unless the whole file name, query included, already ends in
-//     it (".htm" counts for HTML, any letter case): a browser opening a
-//     file takes its type from the end of its name (wget -E).
+//     (which a canonical path never holds raw), with '%', '/', '\\', '#',
+//     '{', '}' and bytes outside 0x21–0x7E written as %XX, so a query is
+//     never more than one component and can be read back.
+//   - text/html and application/xhtml+xml add "{}.html", and text/css adds
+//     "{}.css", unless the whole file name, query included, already ends in
+//     ".html" or ".css" (".htm" counts for HTML, any letter case): a browser
+//     opening a file takes its type from the end of its name (wget -E). A
+//     name of any other type with neither a '.' nor a '?' gets "{}", so
+//     that it is never the name of a directory too.
+//   - "{}" thus marks where the layout added to a URL's own name. A
+//     canonical path holds no raw brace and a query's are escaped, so a
+//     name the layout added to never equals a URL's own name: /a as a page
+//     is a{}.html, /a.html is a.html, /d/ is d/index.html and /d/index.html
+//     d/{}index.html, /x as text/plain is x{} beside the directory x of
+//     /x/y.html.
 //   - A component longer than 200 bytes becomes a prefix of itself cut on a
 //     UTF-8 boundary, '~', 16 hex digits of the SHA-256 of the whole
 //     component, and its extension if at most 8 bytes; such names are
@@ -79,9 +93,9 @@ const (
 // Why distinct URLs get distinct names: the host and the query are copied
 // or escaped reversibly; decoding adds only non-ASCII bytes, which a
 // canonical path never holds raw, so escaping them again in upper case gives
-// the segment back; "{empty}", "%2E" and a '?' in a file name each use a
-// byte that the canonical form never leaves raw in that place; and hashed
-// names are longer than any name kept as it is.
+// the segment back; "{empty}", "%2E", a '?' in a file name and the "{}"
+// marks each use a byte that the canonical form never leaves raw in that
+// place; and hashed names are longer than any name kept as it is.
 //
 // Every result is filepath.IsLocal and holds no empty, "." or ".." component,
 // no component over 255 bytes, no control character, space, backslash or '#'
@@ -105,26 +119,28 @@ const (
 // least '%', '?' and '#' in the name ("page.php%3Fid=1.html"), and start
 // with "./" or "../" when its first segment holds a ':' ("../[::1]:8080/").
 //
-// Which URLs share a file: two distinct canonical URLs with the same media
-// type get distinct paths, barring a SHA-256 prefix collision, except in
-// these cases, all inherited from wget:
+// Which URLs share a file: two distinct canonical URLs get distinct paths,
+// whatever their media types, barring a SHA-256 prefix collision, except
+// http and https: http://h/p and https://h/p share h/p, as in wget.
+// (https://h:80/ and http://h:80 differ as h:80 and h.) Besides, the names
+// one URL gets under different media types are its own: no other URL maps
+// to any of them, so a file at a name a link guessed (internal/linkname)
+// can lead to the URL's real one.
 //
-//   - http and https: http://h/p and https://h/p share h/p. (https://h:80/
-//     and http://h:80 differ as h:80 and h.)
-//   - directory index: /d/ and /d/index.html share d/index.html (also with
-//     the same query: /d/?q and /d/index.html?q).
-//   - added extension: a URL u served as HTML whose file name, query
-//     included, ends in neither ".html" nor ".htm", and the URL u+".html"
-//     share a name (/a and /a.html; /a?x and /a?x.html); likewise u served
-//     as CSS and u+".css". With the index rule, /d/,
-//     /d/index and /d/index.html are then all d/index.html as HTML.
+// A file and a directory of one name: a name the layout added to holds "{}"
+// and a directory never does, so only a URL's own name with a '.' can be
+// both, as in /v1.2 (served as text/plain) beside /v1.2/x; whichever
+// comes second fails to write with the file system's error (ENOTDIR,
+// EEXIST or EISDIR), and neither is ever deleted to make room for the
+// other.
 //
-// A file and a directory cannot have one name: /img (served as image/png,
-// so named "img") and /img/a.png need "img" as both; whichever comes second
-// fails to write with the file system's error (ENOTDIR, EEXIST or EISDIR),
-// and neither is ever deleted to make room for the other. The .html and .css
-// extensions make this impossible for pages: /foo as a page is foo.html,
-// beside the directory foo of /foo/bar.
+// Earlier versions named /a as a page a.html (now a{}.html), /x as another
+// type x (now x{}), /d/index.html d/index.html (now d/{}index.html) and a
+// query with a brace with the brace raw. A mirror written by them keeps
+// those files: the spider writes each URL under its new name when it
+// fetches it next (a line whose file is not one of its URL's names is
+// fetched without a conditional request), and never deletes the old file,
+// so a page not written since still leads to a copy.
 //
 // Path rejects, with an error wrapping ErrUnsafePath, a string that cannot be
 // a canonical URL: not http or https, no host, a raw byte outside 0x21–0x7E,
@@ -214,7 +230,7 @@ func (u parts) path(ext string, fold bool) (string, error) {
 		component = func(name string) string { return shorten(foldName(name)) }
 	}
 	var b strings.Builder
-	n := len(u.host) + len(u.query) + len(ext) + len(indexName) + 8
+	n := len(u.host) + len(u.query) + len(ext) + len(indexName) + 12
 	for _, s := range u.segs {
 		n += len(s) + 1
 	}
@@ -229,22 +245,48 @@ func (u parts) path(ext string, fold bool) (string, error) {
 			b.WriteString(component(decodeSegment(s)))
 		}
 	}
-	name := indexName
-	if u.segs[last] != "" {
-		name = decodeSegment(u.segs[last])
-	}
-	if u.hasQuery {
-		name += "?" + escapeQuery(u.query)
-	}
-	if ext != "" && !hasExt(name, ext) {
-		name += ext
-	}
+	name, added := u.fileName(ext)
 	b.WriteByte('/')
-	b.WriteString(component(name))
+	if fold && added != "" {
+		// The mark stays outside what folding changes, so that it never
+		// meets a mark of foldName's ("con.html" → "con{}.html").
+		b.WriteString(shorten(foldName(name) + added))
+	} else {
+		b.WriteString(component(name + added))
+	}
 	if b.Len() > maxPath {
 		return "", fmt.Errorf("%w: path longer than %d bytes", ErrUnsafePath, maxPath)
 	}
 	return b.String(), nil
+}
+
+// fileName returns the file name of u, from its last segment and query, and
+// what the layout adds to it: mark+ext when the media type's extension ext
+// is not already at the end of the name, mark alone for a name with
+// neither a '.' nor a '?' that takes no extension (which could otherwise
+// be a directory's name too), "" when the name is kept as it is. A
+// directory URL's name is "index.html"; a last segment "index.html" of the
+// URL's own gets mark before it.
+func (u parts) fileName(ext string) (name, added string) {
+	seg := u.segs[len(u.segs)-1]
+	switch seg {
+	case "":
+		name = indexName
+	case indexName:
+		name = mark + indexName
+	default:
+		name = decodeSegment(seg)
+	}
+	if u.hasQuery {
+		name += "?" + escapeQuery(u.query)
+	}
+	switch {
+	case ext != "" && !hasExt(name, ext):
+		added = mark + ext
+	case ext == "" && !strings.ContainsAny(name, ".?"):
+		added = mark
+	}
+	return name, added
 }
 
 // hostName is the host directory: host[:port] as in the URL, except that the

@@ -32,26 +32,26 @@ var pathTests = []struct {
 	{"http://example.com/", html, "example.com/index.html"},
 	{"http://Example.COM", "", "example.com/index.html"},
 	{"http://example.com/docs/", html, "example.com/docs/index.html"},
-	{"http://example.com/a/b/c", html, "example.com/a/b/c.html"},
-	{"http://example.com/about", html, "example.com/about.html"},
-	{"http://example.com/about", png, "example.com/about"},
-	{"http://example.com/about", "", "example.com/about"},
+	{"http://example.com/a/b/c", html, "example.com/a/b/c{}.html"},
+	{"http://example.com/about", html, "example.com/about{}.html"},
+	{"http://example.com/about", png, "example.com/about{}"},
+	{"http://example.com/about", "", "example.com/about{}"},
 	{"http://example.com/a/b.htm", html, "example.com/a/b.htm"},
 	{"http://example.com/a/b.HTML", html, "example.com/a/b.HTML"},
-	{"http://example.com/x.php", "Text/HTML; charset=utf-8", "example.com/x.php.html"},
-	{"http://example.com/x", "application/xhtml+xml", "example.com/x.html"},
-	{"http://example.com/s", css, "example.com/s.css"},
+	{"http://example.com/x.php", "Text/HTML; charset=utf-8", "example.com/x.php{}.html"},
+	{"http://example.com/x", "application/xhtml+xml", "example.com/x{}.html"},
+	{"http://example.com/s", css, "example.com/s{}.css"},
 	{"http://example.com/s.css", css, "example.com/s.css"},
-	{"http://example.com/s.css", html, "example.com/s.css.html"},
+	{"http://example.com/s.css", html, "example.com/s.css{}.html"},
 	{"http://example.com/logo.png", png, "example.com/logo.png"},
 	// Queries.
-	{"http://example.com/page.php?id=1&x=2", html, "example.com/page.php?id=1&x=2.html"},
+	{"http://example.com/page.php?id=1&x=2", html, "example.com/page.php?id=1&x=2{}.html"},
 	{"http://example.com/page.php?id=1&x=2", "", "example.com/page.php?id=1&x=2"},
-	{"http://example.com/page.html?x=1", html, "example.com/page.html?x=1.html"},
-	{"http://example.com/s.css?v=3", css, "example.com/s.css?v=3.css"},
-	{"http://example.com/search?q=a+b", html, "example.com/search?q=a+b.html"},
+	{"http://example.com/page.html?x=1", html, "example.com/page.html?x=1{}.html"},
+	{"http://example.com/s.css?v=3", css, "example.com/s.css?v=3{}.css"},
+	{"http://example.com/search?q=a+b", html, "example.com/search?q=a+b{}.html"},
 	{"http://example.com/d/?q=1", "", "example.com/d/index.html?q=1"},
-	{"http://example.com/d/?q=1", html, "example.com/d/index.html?q=1.html"},
+	{"http://example.com/d/?q=1", html, "example.com/d/index.html?q=1{}.html"},
 	{"http://example.com/b?", "", "example.com/b?"},
 	{"http://example.com/dl?f=a/b c", "", "example.com/dl?f=a%2Fb%2520c"},
 	{`http://example.com/q?a\b`, "", "example.com/q?a%5Cb"},
@@ -60,58 +60,58 @@ var pathTests = []struct {
 	// Hosts that would meet the mirror's own names at the root.
 	{"http://.spider/", html, "%2Espider/index.html"},
 	{"http://index.html/", html, "index%2Ehtml/index.html"},
-	{"http://RECENT.HTML/x", "", "recent%2Ehtml/x"},
+	{"http://RECENT.HTML/x", "", "recent%2Ehtml/x{}"},
 	{"http://.x.html/", "", "%2Ex%2Ehtml/index.html"},
 	// Ports, IPv6, IDN.
-	{"http://example.com:8080/x", "", "example.com:8080/x"},
+	{"http://example.com:8080/x", "", "example.com:8080/x{}"},
 	{"http://example.com:80/", "", "example.com/index.html"},
 	{"https://example.com:443/", "", "example.com/index.html"},
 	{"https://example.com:80/", "", "example.com:80/index.html"},
 	{"http://[::1]:8080/", html, "[::1]:8080/index.html"},
-	{"http://127.0.0.1:18089/about", html, "127.0.0.1:18089/about.html"},
+	{"http://127.0.0.1:18089/about", html, "127.0.0.1:18089/about{}.html"},
 	{"http://Müller.DE/", html, "xn--mller-kva.de/index.html"},
 	// Percent-decoding of non-ASCII only.
-	{"https://ru.wikipedia.org/wiki/Москва", html, "ru.wikipedia.org/wiki/Москва.html"},
-	{"http://example.com/caf%C3%A9", "", "example.com/café"},
+	{"https://ru.wikipedia.org/wiki/Москва", html, "ru.wikipedia.org/wiki/Москва{}.html"},
+	{"http://example.com/caf%C3%A9", "", "example.com/café{}"},
 	{"http://example.com/caf%C3%A9.html", html, "example.com/café.html"},
-	{"http://example.com/caf%c3%a9", "", "example.com/caf%c3%a9"},
-	{"http://example.com/caf%C3%a9", "", "example.com/caf%C3%a9"},
-	{"http://example.com/%41%2F%20", "", "example.com/%41%2F%20"},
-	{"http://example.com/%F0%9F%98%80", "", "example.com/😀"},
-	{"http://example.com/%%C3%A9", "", "example.com/%é"},
-	{"http://example.com/%C3", "", "example.com/%C3"},
-	{"http://example.com/%C3%A9%A9", "", "example.com/é%A9"},
-	{"http://example.com/%C0%AF", "", "example.com/%C0%AF"},             // overlong '/'
-	{"http://example.com/%ED%A0%80", "", "example.com/%ED%A0%80"},       // surrogate
-	{"http://example.com/%E2%80%AEgpj", "", "example.com/%E2%80%AEgpj"}, // bidi override
-	{"http://example.com/%E2%81%A6x", "", "example.com/%E2%81%A6x"},     // bidi isolate
-	{"http://example.com/%EF%BB%BFx", "", "example.com/%EF%BB%BFx"},     // BOM
-	{"http://example.com/%C2%85x", "", "example.com/%C2%85x"},           // C1 NEL
-	{"http://example.com/a%C2%A0b", "", "example.com/a%C2%A0b"},         // no-break space
-	{"http://example.com/a%E3%80%80b", "", "example.com/a%E3%80%80b"},   // ideographic space
-	{"http://example.com/a%E2%80%8Bb", "", "example.com/a%E2%80%8Bb"},   // zero-width space
+	{"http://example.com/caf%c3%a9", "", "example.com/caf%c3%a9{}"},
+	{"http://example.com/caf%C3%a9", "", "example.com/caf%C3%a9{}"},
+	{"http://example.com/%41%2F%20", "", "example.com/%41%2F%20{}"},
+	{"http://example.com/%F0%9F%98%80", "", "example.com/😀{}"},
+	{"http://example.com/%%C3%A9", "", "example.com/%é{}"},
+	{"http://example.com/%C3", "", "example.com/%C3{}"},
+	{"http://example.com/%C3%A9%A9", "", "example.com/é%A9{}"},
+	{"http://example.com/%C0%AF", "", "example.com/%C0%AF{}"},             // overlong '/'
+	{"http://example.com/%ED%A0%80", "", "example.com/%ED%A0%80{}"},       // surrogate
+	{"http://example.com/%E2%80%AEgpj", "", "example.com/%E2%80%AEgpj{}"}, // bidi override
+	{"http://example.com/%E2%81%A6x", "", "example.com/%E2%81%A6x{}"},     // bidi isolate
+	{"http://example.com/%EF%BB%BFx", "", "example.com/%EF%BB%BFx{}"},     // BOM
+	{"http://example.com/%C2%85x", "", "example.com/%C2%85x{}"},           // C1 NEL
+	{"http://example.com/a%C2%A0b", "", "example.com/a%C2%A0b{}"},         // no-break space
+	{"http://example.com/a%E3%80%80b", "", "example.com/a%E3%80%80b{}"},   // ideographic space
+	{"http://example.com/a%E2%80%8Bb", "", "example.com/a%E2%80%8Bb{}"},   // zero-width space
 	// Hostile names.
-	{"http://example.com/../../etc/passwd", "", "example.com/etc/passwd"},
-	{"http://example.com/%2e%2e/%2E%2E/x", "", "example.com/x"},
+	{"http://example.com/../../etc/passwd", "", "example.com/etc/passwd{}"},
+	{"http://example.com/%2e%2e/%2E%2E/x", "", "example.com/x{}"},
 	{"http://example.com/..%2f..%2fetc", "", "example.com/..%2f..%2fetc"},
-	{"http://example.com/%2e%2e%5c%2e%2e%5cx", "", "example.com/%2e%2e%5c%2e%2e%5cx"},
-	{`http://example.com/a\..\..\b`, "", "example.com/b"},
-	{"http://example.com/x%00y", "", "example.com/x%00y"},
-	{"http://example.com/x\x00y", "", "example.com/x%00y"},
-	{"http://example.com//etc/passwd", "", "example.com/{empty}/etc/passwd"},
-	{"http://example.com/a//b", "", "example.com/a/{empty}/b"},
+	{"http://example.com/%2e%2e%5c%2e%2e%5cx", "", "example.com/%2e%2e%5c%2e%2e%5cx{}"},
+	{`http://example.com/a\..\..\b`, "", "example.com/b{}"},
+	{"http://example.com/x%00y", "", "example.com/x%00y{}"},
+	{"http://example.com/x\x00y", "", "example.com/x%00y{}"},
+	{"http://example.com//etc/passwd", "", "example.com/{empty}/etc/passwd{}"},
+	{"http://example.com/a//b", "", "example.com/a/{empty}/b{}"},
 	{"http://example.com///", "", "example.com/{empty}/{empty}/index.html"},
-	{"http://example.com/C:/Windows/x", "", "example.com/C:/Windows/x"},
-	{"http://example.com/.../x", "", "example.com/.../x"},
+	{"http://example.com/C:/Windows/x", "", "example.com/C:/Windows/x{}"},
+	{"http://example.com/.../x", "", "example.com/.../x{}"},
 	{"http://example.com/.x/.htaccess", "", "example.com/.x/.htaccess"},
-	{"http://example.com/%zz", "", "example.com/%zz"},
-	{"http://example.com/%", "", "example.com/%"},
-	{"http://example.com/a%7Bempty%7D", "", "example.com/a%7Bempty%7D"},
+	{"http://example.com/%zz", "", "example.com/%zz{}"},
+	{"http://example.com/%", "", "example.com/%{}"},
+	{"http://example.com/a%7Bempty%7D", "", "example.com/a%7Bempty%7D{}"},
 	{"http://example.com/CON/nul.txt", "", "example.com/CON/nul.txt"},
-	{"http://../x", "", "%2E%2E/x"},
-	{"http://./x", "", "%2E/x"},
-	{"http://a..b/x", "", "a..b/x"},
-	{"http://x/a b\tc", "", "x/a%20bc"},
+	{"http://../x", "", "%2E%2E/x{}"},
+	{"http://./x", "", "%2E/x{}"},
+	{"http://a..b/x", "", "a..b/x{}"},
+	{"http://x/a b\tc", "", "x/a%20bc{}"},
 }
 
 func TestPath(t *testing.T) {
@@ -210,6 +210,18 @@ func TestPathDistinct(t *testing.T) {
 		{"https://h:80/", "http://h/"},
 		{"http://../", "http://.../"},
 		{"http://h/d/", "http://h/d/index.htm"},
+		// What wget makes share one file, and issue 20's cases.
+		{"http://h/d/", "http://h/d/index.html"},
+		{"http://h/d/?q", "http://h/d/index.html?q"},
+		{"http://h/a", "http://h/a.html"},
+		{"http://h/a?x", "http://h/a?x.html"},
+		{"http://h/a?x", "http://h/a?x%7B%7D.html"},
+		{"http://h/s", "http://h/s.css"},
+		{"http://h/d/", "http://h/d/index"},
+		{"http://h/x", "http://h/x/y.html"},
+		{"http://h/bin/report", "http://h/bin/report.html"},
+		{"http://h/nul.txt", "http://h/nul.txt.html"},
+		{"http://h/con", "http://h/con.html"},
 	} {
 		u1, u2 := canon(t, pair[0]), canon(t, pair[1])
 		if u1 == u2 {
@@ -226,11 +238,14 @@ func TestPathDistinct(t *testing.T) {
 			}
 		}
 	}
-	// /foo as a page and /foo/bar can both be stored.
-	p1, _ := Path(canon(t, "http://h/foo"), html)
-	p2, _ := Path(canon(t, "http://h/foo/bar"), html)
-	if strings.HasPrefix(p2, p1+"/") {
-		t.Errorf("%q is a directory of %q", p1, p2)
+	// A file and a directory of one name: /foo as any type, and
+	// /foo/bar, can both be stored.
+	for _, typ := range []string{html, css, png, ""} {
+		p1, _ := Path(canon(t, "http://h/foo"), typ)
+		p2, _ := Path(canon(t, "http://h/foo/bar"), html)
+		if strings.HasPrefix(p2, p1+"/") {
+			t.Errorf("%q is a directory of %q", p1, p2)
+		}
 	}
 }
 
@@ -238,12 +253,7 @@ func TestPathDistinct(t *testing.T) {
 func TestPathAliases(t *testing.T) {
 	for _, tt := range []struct{ a, b, typ string }{
 		{"http://h/p", "https://h/p", png},
-		{"http://h/d/", "http://h/d/index.html", ""},
-		{"http://h/d/?q", "http://h/d/index.html?q", html},
-		{"http://h/a", "http://h/a.html", html},
-		{"http://h/a?x", "http://h/a?x.html", html},
-		{"http://h/s", "http://h/s.css", css},
-		{"http://h/d/", "http://h/d/index", html},
+		{"http://h/d/", "https://h/d/", html},
 	} {
 		a, b := canon(t, tt.a), canon(t, tt.b)
 		pa, _ := Path(a, tt.typ)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spider-mirror/spider/internal/linkname"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -53,9 +54,12 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 		}
 		if e.File != "" {
 			referenced[maphash.String(seed, e.File)] = struct{}{}
+			for _, lead := range leads(e.URL, e.File) {
+				referenced[maphash.String(seed, lead)] = struct{}{}
+			}
 			if _, err := os.Stat(filepath.Join(mirrorDir, filepath.FromSlash(e.File))); errors.Is(err, os.ErrNotExist) {
 				if missing++; firstGone == "" {
-					firstGone = e.File
+					firstGone = strings.Clone(e.File) // e's strings are the scan's buffer
 				}
 			}
 		}
@@ -108,7 +112,7 @@ func duplicates(ctx context.Context, l *list.List, seed maphash.Seed, hashes []u
 	seen := map[string]int{}
 	err := l.Scan(ctx, func(e *list.Entry) error {
 		if suspect[maphash.String(seed, e.URL)] {
-			seen[e.URL]++
+			seen[strings.Clone(e.URL)]++
 		}
 		return nil
 	})
@@ -189,6 +193,12 @@ func unreferenced(mirrorDir string, seed maphash.Seed, referenced map[uint64]str
 		return nil
 	})
 	return n, first, err
+}
+
+// leads returns the files that lead to the copy of u at file, written with
+// it (linkname.Leads), under either layout: they are no strays.
+func leads(u, file string) []string {
+	return append(linkname.Leads(mirror.Layout{}, u, file), linkname.Leads(mirror.Layout{FoldCase: true}, u, file)...)
 }
 
 // ownFile reports whether rel names one of the mirror's own files at its

@@ -73,11 +73,12 @@ type Config struct {
 
 	// Obsolete keys: still read, so that an old config file loads, and
 	// ignored (Obsolete names them).
-	IdleWriter *bool `toml:"idle_writer"` // the mirror was written by a helper process at idle priority
+	IdleWriter  *bool     `toml:"idle_writer"`  // the mirror was written by a helper process at idle priority
+	ConfirmGone *Duration `toml:"confirm_gone"` // the wait between two 404s; archive_span replaced it
 
 	// When a 404 archives: see crawl.Config.
 	ArchiveAfter *int      `toml:"archive_after"`
-	ConfirmGone  *Duration `toml:"confirm_gone"`
+	ArchiveSpan  *Duration `toml:"archive_span"`
 
 	// Politeness and robots.txt, scope, limits (see config.example.toml).
 	Robots          *bool        `toml:"robots"`
@@ -93,6 +94,8 @@ type ScopeConfig struct {
 	Exclude    []string `toml:"exclude"`
 	SkipCGI    *bool    `toml:"skip_cgi"`
 	Requisites *bool    `toml:"requisites"`
+	// Families of site machinery followed all the same (trap.Families).
+	Follow []string `toml:"follow"`
 }
 
 // LimitsConfig bounds links, against spider traps.
@@ -100,7 +103,12 @@ type LimitsConfig struct {
 	MaxURLLength  *int `toml:"max_url_length"`
 	MaxLinkLevel  *int `toml:"max_link_level"`
 	MaxRepeat     *int `toml:"max_repeat"`
+	MaxSegments   *int `toml:"max_segments"`
 	MaxNewPerHost *int `toml:"max_new_per_host"`
+	// Budgets per URL pattern (crawl.Config.Traps); 0 = off.
+	SimilarPages *int `toml:"similar_pages"`
+	DateURLs     *int `toml:"date_urls"`
+	QueryShapes  *int `toml:"query_shapes"`
 }
 
 // LoadConfig reads a TOML config file strictly: an unknown key is an error,
@@ -144,6 +152,9 @@ func (c *Config) Obsolete() []string {
 	if c.IdleWriter != nil {
 		keys = append(keys, "idle_writer")
 	}
+	if c.ConfirmGone != nil {
+		keys = append(keys, "confirm_gone (archive_span replaces it)")
+	}
 	return keys
 }
 
@@ -176,10 +187,11 @@ func listPathOf(fs *pflag.FlagSet, config, listFlag string) (string, error) {
 	return path, nil
 }
 
-// mirrorDirOf returns the mirror directory a subcommand works on: "mirror",
-// the config file's, or the --mirror flag's.
-func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag string) (string, error) {
-	dir := "mirror"
+// mirrorDirOf returns the mirror directory a subcommand works on: the
+// --mirror flag's, the config file's, or the one the list at listPath
+// records (readMirror).
+func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag, listPath string) (string, error) {
+	dir := ""
 	if config != "" {
 		cfg, err := LoadConfig(config)
 		if err != nil {
@@ -190,7 +202,7 @@ func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag string) (string, error) {
 	if fs.Changed("mirror") {
 		dir = mirrorFlag
 	}
-	return dir, nil
+	return readMirror(listPath, dir)
 }
 
 // requireList fails with a hint unless the list at path exists.

@@ -96,10 +96,15 @@ func TestMirrorDefaults(t *testing.T) {
 }
 
 // TestObsoleteKey: a config file that sets idle_writer (the helper that
-// wrote the mirror at idle priority, removed) still loads, and the spider
-// warns once that the key can be removed; without it, no warning.
+// wrote the mirror at idle priority, removed) or confirm_gone (the wait
+// between two 404s, which archive_span replaced) still loads, and the
+// spider warns once that the key can be removed; without it, no warning.
 func TestObsoleteKey(t *testing.T) {
-	for _, conf := range []string{"idle_writer = false\n", "delay = \"1s\"\n"} {
+	for conf, key := range map[string]string{
+		"idle_writer = false\n":   "key=idle_writer",
+		"confirm_gone = \"1m\"\n": `key="confirm_gone (archive_span replaces it)"`,
+		"delay = \"1s\"\n":        "",
+	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "c.toml"), []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
@@ -109,11 +114,11 @@ func TestObsoleteKey(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "nothing to crawl") {
 			t.Fatalf("%q: exit %d, stderr %q; want 2 and nothing to crawl", conf, code, stderr)
 		}
-		want := 0
-		if strings.HasPrefix(conf, "idle_writer") {
+		want, warned := 0, 0
+		if key != "" {
 			want = 1
+			warned = strings.Count(stderr, "level=WARN msg=\"obsolete config key ignored; it can be removed\" "+key+" config=c.toml")
 		}
-		warned := strings.Count(stderr, "level=WARN msg=\"obsolete config key ignored; it can be removed\" key=idle_writer config=c.toml")
 		if warned != want || strings.Count(stderr, "WARN") != want {
 			t.Errorf("%q: %d warnings, want %d; stderr:\n%s", conf, warned, want, stderr)
 		}

@@ -12,7 +12,7 @@ const (
 	exitFailure = 1 // a runtime failure: list damaged, mirror not writable, ...
 	exitUsage   = 2 // a bad flag, profile, config key or value
 
-	exitSecondSignal = 130 // a second SIGINT/SIGTERM during the graceful stop
+	exitSecondSignal = 130 // a second SIGINT (Ctrl-C) during the graceful stop
 )
 
 // usageErr is a mistake in how spider was called, with a hint to fix it.

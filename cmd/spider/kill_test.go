@@ -140,8 +140,8 @@ func TestKeepaliveRace(t *testing.T) {
 }
 
 // TestSecondSignalExitsAtOnce: a first SIGTERM starts the graceful stop
-// (the slow site keeps fetches in flight for 8 s); a second one, sent right
-// after it, ends the process at once. The list still parses, with every URL once, and the
+// (the slow site keeps fetches in flight for 8 s); a SIGINT (Ctrl-C), sent
+// right after it, ends the process at once. The list still parses, with every URL once, and the
 // claims left behind go back at the next pass of any spider.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
 	_, base := newSite(t, sitetest.Options{Topics: 20, Latency: 8 * time.Second})
@@ -160,11 +160,11 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	// Two signals sent back to back merge into one (POSIX does not queue a
 	// pending signal): the second comes once the first has been handled.
 	eventually(t, 10*time.Second, "the graceful stop starting", func() bool { return strings.Contains(p.output(), "stopping:") })
-	sendSignal(t, p, syscall.SIGTERM)
+	sendSignal(t, p, syscall.SIGINT)
 	start := time.Now()
 	code := p.wait(5 * time.Second) // a graceful stop would wait for the 8 s fetches
 	t.Logf("exited %d, %v after the second signal", code, time.Since(start).Round(time.Millisecond))
-	if code != exitSecondSignal || !strings.Contains(p.output(), "stopped at once by a second signal") {
+	if code != exitSecondSignal || !strings.Contains(p.output(), "stopped at once by a second interrupt") {
 		t.Errorf("exit %d, output %q", code, p.output())
 	}
 	checkOnce(t, readList(t, listPath))
@@ -175,6 +175,37 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	for _, e := range readList(t, listPath) {
 		if e.Spider == "slow" {
 			t.Errorf("claim of the killed spider left after another's pass: %+v", e)
+		}
+	}
+}
+
+// TestRepeatedTermStopsGracefully: timeout(1), and a kill of the process
+// group, deliver SIGTERM twice at once. Both ask for one graceful stop: the
+// fetches in flight finish and are recorded, and the run exits 0.
+func TestRepeatedTermStopsGracefully(t *testing.T) {
+	_, base := newSite(t, sitetest.Options{Topics: 20, Latency: 2 * time.Second})
+	dir := t.TempDir()
+	listPath := filepath.Join(dir, "spider.list")
+	p := startSpider(t, dir, "--profile", "slow", "--start", base+"/", "--delay", "0", "--concurrency", "4", "-v")
+	eventually(t, 20*time.Second, "fetches in flight", func() bool {
+		for _, e := range readList(t, listPath) {
+			if e.Spider == "slow" && e.Level > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	sendSignal(t, p, syscall.SIGTERM)
+	eventually(t, 10*time.Second, "the graceful stop starting", func() bool { return strings.Contains(p.output(), "stopping:") })
+	sendSignal(t, p, syscall.SIGTERM)
+	sendSignal(t, p, syscall.SIGTERM)
+	if code := p.wait(30 * time.Second); code != 0 || strings.Contains(p.output(), "stopped at once") {
+		t.Fatalf("exit %d after a repeated SIGTERM, want a graceful stop (0)\n%s", code, p.output())
+	}
+	checkOnce(t, readList(t, listPath))
+	for _, e := range readList(t, listPath) {
+		if e.Spider == "slow" {
+			t.Errorf("claim left after a graceful stop: %+v", e)
 		}
 	}
 }

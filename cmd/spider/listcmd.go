@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,16 +20,41 @@ import (
 	"github.com/spider-mirror/spider/mirror"
 )
 
-const listUsage = `Usage:
-  spider list import [--level N] FILE|-   add URLs (one a line, # comments) to the list
-  spider list export [--full]             write the list's URLs (or whole lines) to stdout
-  spider list check [--mirror DIR]        verify the list and its mirror (exit 1 on a problem)
-  spider list check --repair              fix what can be fixed safely, after a backup, and check again
-  spider list compact                     rewrite the list with its padding restored (after hand edits)
-  spider list duplicates                  URLs whose last bodies were byte-identical, a group a line
+// listCommands are the commands of spider list, for its usage, spider
+// --help and the error that names them (one table, so no text forgets one).
+var listCommands = []struct{ use, what string }{
+	{"import [--level N] FILE|-", "add URLs (one a line, # comments)"},
+	{"export [--full]", "the list's URLs (or whole lines) to stdout"},
+	{"check [--mirror DIR]", "verify the list and its mirror (exit 1: a problem)"},
+	{"check --repair", "repair what is safe (after a backup), check again"},
+	{"compact", "rewrite with the padding restored (after edits)"},
+	{"duplicates", "URLs whose last bodies were byte-identical"},
+}
 
-Flags:
-`
+// listCommandLines returns one usage line per list command, the
+// description starting at column col.
+func listCommandLines(col int) string {
+	var b strings.Builder
+	for _, c := range listCommands {
+		use := "  spider list " + c.use
+		fmt.Fprintf(&b, "%-*s %s\n", col-1, use, c.what)
+	}
+	return b.String()
+}
+
+// listCommandNames names the list commands: "import, export, ...".
+func listCommandNames() string {
+	var names []string
+	for _, c := range listCommands {
+		name, _, _ := strings.Cut(c.use, " ")
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func listUsage() string { return "Usage:\n" + listCommandLines(42) + "\nFlags:\n" }
 
 // importChunk is how many URLs one locked pass appends: the pass holds a
 // map of the chunk, not of the list, and spiders get the lock in between.
@@ -42,17 +68,18 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	level := fs.Int("level", 0, "import: level of the added lines (listed URLs at a deeper level move up to it)")
 	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
 	repair := fs.Bool("repair", false, "check: repair the list first (a backup is written)")
-	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default \"mirror\", or the config's)")
+	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default: the config's, else the one the list records)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
 		return usageErr{err, "spider list --help lists the flags"}
 	}
-	if *help || fs.NArg() == 0 {
-		fmt.Fprint(stdout, listUsage+fs.FlagUsages())
-		if *help {
-			return nil
-		}
-		return usageErr{errors.New("spider list needs a command: import or export"), ""}
+	if *help {
+		_, err := fmt.Fprint(stdout, listUsage()+fs.FlagUsages())
+		return err
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprint(stderr, listUsage()+fs.FlagUsages())
+		return usageErr{errors.New("spider list needs a command: " + listCommandNames()), "spider list --help says what each does"}
 	}
 	path, err := listPathOf(fs, *config, *listPath)
 	if err != nil {
@@ -83,7 +110,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stdout, "compacted %s: %d lines, %d bytes, in %.3fs\n", l.Path(), st.Lines, st.Bytes, st.HeldSec)
 		return nil
 	case cmd == "check" && fs.NArg() == 1:
-		dir, err := mirrorDirOf(fs, *config, *mirrorDir)
+		dir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
 		if err != nil {
 			return err
 		}
@@ -96,7 +123,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	case cmd == "duplicates" && fs.NArg() == 1:
 		return printDuplicates(path, stdout)
 	default:
-		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: import FILE|-, export, check [--repair], compact, duplicates"}
+		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: " + listCommandNames() + "; spider list --help says what each does"}
 	}
 }
 

@@ -80,6 +80,7 @@ func TestListCheck(t *testing.T) {
 		{"missing copy", header + "h/missing.html - 0 downloaded 2026-11-21T20:00:00Z http://h/m\n", 1, "PROBLEM 1 copies named by the list but missing from the mirror"},
 		{"malformed", header + "- - 0 found - http://h/a\nnot a line\n", 1, "spider.list:3: malformed line"},
 		{"stray file", header + "- - 0 found - http://h/b\n", 1, "PROBLEM 1 files in the mirror that no line names (left alone: delete them if unwanted) (first: h/a.html)"},
+		{"lead to a copy", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/a.html\nh/r{} - 0 downloaded 2026-11-21T20:00:00Z http://h/r\n", 0, "ok: one line per URL"},
 		{"own name below a host", header + "h/a.html - 0 downloaded 2026-11-21T20:00:00Z http://h/a\n", 1, "PROBLEM 1 files in the mirror that no line names (left alone: delete them if unwanted) (first: h/index.html)"},
 	}
 	for _, tt := range tests {
@@ -87,6 +88,12 @@ func TestListCheck(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "spider.list"), []byte(tt.list), 0o644)
 		os.MkdirAll(filepath.Join(dir, "mirror", "h"), 0o755)
 		os.WriteFile(filepath.Join(dir, "mirror", "h", "a.html"), []byte("copy"), 0o644)
+		if tt.name == "lead to a copy" {
+			// A copy of /r served as a PDF, and the page at the name its
+			// links guessed, which leads to it (linkname.Leads).
+			os.WriteFile(filepath.Join(dir, "mirror", "h", "r{}"), []byte("%PDF"), 0o644)
+			os.WriteFile(filepath.Join(dir, "mirror", "h", "r{}.html"), []byte("lead"), 0o644)
+		}
 		if tt.name == "own name below a host" {
 			os.WriteFile(filepath.Join(dir, "mirror", "h", "index.html"), []byte("stray"), 0o644)
 		}
@@ -147,5 +154,28 @@ func TestListCompact(t *testing.T) {
 	}
 	if _, after, _ := runCLI(t, dir, "list", "export", "--full"); after != before {
 		t.Errorf("compact changed the entries:\n%s\nwant\n%s", after, before)
+	}
+}
+
+// spider --help, spider list and spider list --help name every command.
+func TestHelpNamesEveryCommand(t *testing.T) {
+	lists := []string{"import", "export", "check", "check --repair", "compact", "duplicates"}
+	code, out, _ := runCLI(t, t.TempDir(), "--help")
+	for _, c := range []string{"status", "show", "seed"} {
+		if code != 0 || !strings.Contains(out, "\n  spider "+c+" ") {
+			t.Errorf("spider --help: exit %d, does not name spider %s:\n%s", code, c, out)
+		}
+	}
+	_, listHelp, _ := runCLI(t, t.TempDir(), "list", "--help")
+	code, _, listBare := runCLI(t, t.TempDir(), "list")
+	if code != 2 || !strings.Contains(listBare, "spider: error: spider list needs a command: import, export, check, compact, duplicates") {
+		t.Errorf("spider list: exit %d:\n%s", code, listBare)
+	}
+	for _, c := range lists {
+		for what, text := range map[string]string{"spider --help": out, "spider list --help": listHelp, "spider list": listBare} {
+			if !strings.Contains(text, "\n  spider list "+c+" ") {
+				t.Errorf("%s does not name spider list %s:\n%s", what, c, text)
+			}
+		}
 	}
 }

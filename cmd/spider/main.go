@@ -21,15 +21,22 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
+	go func() { // owned by main; ends with the process
 		<-sigs
 		cancel() // the first signal stops gracefully
-		<-sigs
-		// The second ends the process at once. The list loses nothing: a
-		// pass cut short is finished from its journal, and the claims held
-		// go back at the next pass of any spider.
-		fmt.Fprintln(os.Stderr, "spider: stopped at once by a second signal; claims in flight return at the next pass")
-		os.Exit(exitSecondSignal)
+		for sig := range sigs {
+			if sig != os.Interrupt {
+				// SIGTERM always asks for the graceful stop: timeout(1)
+				// and process-group kills deliver it twice at once, and a
+				// service manager follows it with SIGKILL if it must.
+				continue
+			}
+			// A second Ctrl-C ends the process at once. The list loses
+			// nothing: a pass cut short is finished from its journal, and
+			// the claims held go back at the next pass of any spider.
+			fmt.Fprintln(os.Stderr, "spider: stopped at once by a second interrupt; claims in flight return at the next pass")
+			os.Exit(exitSecondSignal)
+		}
 	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {

@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/trap"
 )
 
 // profileDefaults are the built-in profiles. Any other profile must be
@@ -30,6 +32,7 @@ type Settings struct {
 	SpiderID    string
 	List        string
 	Mirror      string
+	MirrorSet   bool // Mirror came from the config or a flag: see chooseMirror
 	Starts      []string
 	Hosts       []string
 	Window      time.Duration
@@ -43,9 +46,10 @@ type Settings struct {
 	Cycles      int
 	UntilIdle   bool
 	Fetch       fetch.Options
-	// 404 answers in a row before archiving, and the wait between them.
+	// 404 answers before archiving, and how far apart the first and the
+	// last must be at least.
 	ArchiveAfter int
-	ConfirmGone  time.Duration
+	ArchiveSpan  time.Duration
 
 	// The mirror as people browse it: config only, no flags.
 	RemoveArchived       bool // remove_archived, default false
@@ -54,6 +58,9 @@ type Settings struct {
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
 	NewPerHost int          // links taken per host per pass
+	// Defences against machinery and endless URL spaces; a budget of 0
+	// is off (crawl.Config.Traps takes -1 for that).
+	Traps trap.Config
 }
 
 // PoliteSettings are the robots.txt and per-host politeness settings.
@@ -83,7 +90,7 @@ func newRunFlags() *runFlags {
 	fs.StringVarP(&f.profile, "profile", "p", "", "profile to run: fast, slow, or one defined in the config")
 	fs.StringVarP(&f.config, "config", "c", "", "TOML config `file` (see config.example.toml)")
 	fs.StringVar(&f.list, "list", "", "shared list `path` (default \"spider.list\")")
-	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default \"mirror\")")
+	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default: the one the list records, else \"mirror\")")
 	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
 	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this (fast 1h, slow 24h)")
@@ -155,13 +162,14 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	s.Profile, s.SpiderID = name, name
 	s.List, s.Mirror = "spider.list", "mirror"
 	s.Concurrency, s.Delay, s.Lease = 4, time.Second, 10*time.Minute
-	s.ArchiveAfter = 2
+	s.ArchiveAfter, s.ArchiveSpan = crawl.DefaultArchiveAfter, crawl.DefaultArchiveSpan
 	s.Fetch = fetch.Options{Timeout: 60 * time.Second, ConnectTimeout: 10 * time.Second,
 		HeaderTimeout: 20 * time.Second, MaxBody: 32 << 20, MaxRedirects: 10, MaxConnsPerHost: 4, MinRate: 1024}
 	s.Polite = PoliteSettings{Robots: true, HostConns: 4, MaxSlowDown: time.Hour}
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
-		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat}}
+		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat, MaxSegments: scope.DefaultMaxSegments}}
 	s.NewPerHost = 5000
+	s.Traps = trap.Config{SimilarPages: crawl.DefaultSimilarPages, DateURLs: crawl.DefaultDateURLs, QueryShapes: crawl.DefaultQueryShapes}
 	return &s, nil
 }
 
@@ -170,13 +178,14 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 func (s *Settings) applyConfig(cfg *Config) {
 	setStr(&s.List, cfg.List)
 	setStr(&s.Mirror, cfg.Mirror)
+	s.MirrorSet = s.MirrorSet || cfg.Mirror != ""
 	s.Starts = append(s.Starts, cfg.Start...)
 	s.Hosts = append(s.Hosts, cfg.Hosts...)
 	setPtr(&s.Concurrency, cfg.Concurrency)
 	setDur(&s.Delay, cfg.Delay)
 	setDur(&s.Lease, cfg.Lease)
 	setPtr(&s.ArchiveAfter, cfg.ArchiveAfter)
-	setDur(&s.ConfirmGone, cfg.ConfirmGone)
+	setDur(&s.ArchiveSpan, cfg.ArchiveSpan)
 	setPtr(&s.RemoveArchived, cfg.RemoveArchived)
 	setPtr(&s.CaseInsensitiveNames, cfg.CaseInsensitiveNames)
 	fc := cfg.Fetch
@@ -198,6 +207,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
 	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
 	setPtr(&s.NewPerHost, cfg.Limits.MaxNewPerHost)
+	s.applyTraps(cfg)
 	if p, ok := cfg.Profile[s.Profile]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
@@ -216,7 +226,7 @@ func (f *runFlags) apply(s *Settings) {
 		s.List = f.list
 	}
 	if ch("mirror") {
-		s.Mirror = f.mirror
+		s.Mirror, s.MirrorSet = f.mirror, true
 	}
 	if ch("start") {
 		s.Starts = f.starts // flags replace the config's start URLs
@@ -272,7 +282,9 @@ func (s *Settings) validate() error {
 	case s.Lease < 10*time.Second:
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
 	case s.ArchiveAfter < 1 || s.ArchiveAfter > 100:
-		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers in a row before a page is archived"}
+		return usageErr{fmt.Errorf("archive_after must be 1 to 100, got %d", s.ArchiveAfter), "it counts the 404 answers before a page is archived"}
+	case s.ArchiveSpan <= 0 || s.ArchiveSpan > 30*24*time.Hour:
+		return usageErr{fmt.Errorf("archive_span must be more than 0 and at most 720h, got %v", s.ArchiveSpan), "it is how far apart the first and the last of those 404 answers must be at least"}
 	case s.Polite.HostConns < 1 || s.Polite.HostConns > 64:
 		return usageErr{fmt.Errorf("host_connections must be 1 to 64, got %d", s.Polite.HostConns), ""}
 	case s.Polite.MaxSlowDown <= 0 || s.Polite.MaxSlowDown > time.Hour:
@@ -289,6 +301,9 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("--cycles must not be negative, got %d", s.Cycles), ""}
 	case s.List == "" || s.Mirror == "":
 		return usageErr{fmt.Errorf("--list and --mirror must not be empty"), ""}
+	}
+	if err := s.checkTraps(); err != nil {
+		return err
 	}
 	if _, err := scope.New(s.Scope); err != nil {
 		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}

@@ -30,7 +30,12 @@ func TestFastAndSlowSideBySide(t *testing.T) {
 	site, base := newSite(t, sitetest.Options{Topics: 30})
 	dir := t.TempDir()
 	listPath, mirrorDir := filepath.Join(dir, "spider.list"), filepath.Join(dir, "mirror")
-	common := []string{"--start", base + "/", "--delay", "0", "--concurrency", "2", "--lease", "30s"}
+	// Archiving is compressed too: two 404s a second apart.
+	conf := filepath.Join(dir, "spider.toml")
+	if err := os.WriteFile(conf, []byte("archive_after = 2\narchive_span = \"1s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--config", conf, "--start", base + "/", "--delay", "0", "--concurrency", "2", "--lease", "30s"}
 	fast := startSpider(t, dir, append([]string{"--profile", "fast", "--window", fastWindow.String(), "--max-level", "2", "--batch", "5"}, common...)...)
 	slow := startSpider(t, dir, append([]string{"--profile", "slow", "--window", slowWindow.String(), "--batch", "10"}, common...)...)
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -109,6 +110,15 @@ func TestPausedClaimantLosesClaims(t *testing.T) {
 			t.Fatal("the spider held the list's lock at each of 20 pauses")
 		}
 		sendSignal(t, paused, syscall.SIGCONT)
+		// Let the pass end before pausing again: readers no longer wait
+		// for the lock, so reading the list does not wait for it either.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ok, err := listLock.TryLockContext(ctx, time.Millisecond)
+		cancel()
+		if !ok {
+			t.Fatalf("the resumed spider kept the list's lock: %v", err)
+		}
+		listLock.Unlock()
 	}
 	held := claimsOf(readList(t, listPath), "paused") // its claims at the pause
 	if len(held) < 3 {

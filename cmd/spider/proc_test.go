@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,8 +23,18 @@ import (
 // SPIDER_TEST_MAIN=1 to run real spider processes they can kill.
 func TestMain(m *testing.M) {
 	if os.Getenv("SPIDER_TEST_MAIN") == "1" {
+		if n, err := strconv.ParseUint(os.Getenv("SPIDER_TEST_FSIZE"), 10, 64); err == nil {
+			// A file size limit fails the mirror's writes as a full disk
+			// would (EFBIG), without a disk to fill.
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				panic(err)
+			}
+		}
 		main()
 		return
+	}
+	if path := os.Getenv("SPIDER_TEST_STALL"); path != "" {
+		stallInPass(path) // never returns
 	}
 	os.Exit(m.Run())
 }

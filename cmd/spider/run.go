@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -20,16 +21,16 @@ import (
 	"github.com/spider-mirror/spider/mirror"
 )
 
-const usageHead = `spider keeps a browsable on-disk mirror of a living web site fresh.
+const usageCommands = `spider keeps a browsable on-disk mirror of a living web site fresh.
 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
   spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
   spider show [--list PATH] [--json] URL                everything known about one URL
   spider seed [--list PATH] URL...                      add start URLs while spiders run
-  spider list import [--level N] FILE|-                 add URLs (a sitemap dump, say)
-  spider list export [--full]                           the list's URLs, or whole lines
+`
 
+const usageHead = `
 Run a fast and a slow spider side by side on one list: the fast one keeps the
 top levels fresh within its window (1h), the slow one refreshes every page
 within its window (24h) and any copy older than two weeks first. A second
@@ -42,7 +43,9 @@ Flags (they override the config file, which overrides the defaults):
 const usageTail = `
 Exit status:
   0  done, stopped by SIGINT/SIGTERM, or already running
-  1  runtime failure (the message says what to do)
+  1  runtime failure (the message says what to do): a damaged list, a
+     mirror that cannot be written, a dead start URL, a run that fetched
+     nothing it was asked to
   2  usage error: bad flag, profile, config key or value
   130  a second SIGINT/SIGTERM during the graceful stop (nothing is lost:
        the claims in flight return at the next pass of any spider)
@@ -75,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "spider", versionString())
 		return err
 	case f.fs.NArg() > 0:
-		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list; or run a spider with --profile"}
+		return usageErr{fmt.Errorf("unknown command %q", f.fs.Arg(0)), "commands: status, show, seed, list (" + listCommandNames() + "); or run a spider with --profile"}
 	}
 	cfg := &Config{}
 	if f.config != "" {
@@ -117,7 +120,15 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
 		return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
 	}
-	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen})
+	// --for bounds everything from here, waits for the list's lock included.
+	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
+	if s.For > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.For)
+		defer cancel()
+	}
+	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen,
+		OnWait: warnLockWait(log), WaitReport: crawl.DefaultLockWait})
 	if err != nil {
 		return err
 	}
@@ -139,17 +150,12 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return usageErr{errors.New("nothing to crawl: no start URL and the list holds no level-0 line"),
 			"pass --start URL (or set start in the config file)"}
 	}
-	m, err := mirror.Open(s.Mirror)
+	m, err := openMirror(l.Path(), s, log)
 	if err != nil {
-		return hintErr{err, "check --mirror: the directory must be writable"}
+		return err
 	}
 	defer m.Close()
 
-	if s.For > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.For)
-		defer cancel()
-	}
 	// No connection into the local network unless the crawl starts there,
 	// whatever a link, a redirect or a DNS answer says.
 	loopback, private := scope.Allowed(hosts)
@@ -158,10 +164,10 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
-		ArchiveAfter: s.ArchiveAfter, ConfirmGone: s.ConfirmGone,
+		ArchiveAfter: s.ArchiveAfter, ArchiveSpan: s.ArchiveSpan,
 		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
-		Scope: s.Scope, MaxNewPerHost: s.NewPerHost,
+		Scope: s.Scope, MaxNewPerHost: s.NewPerHost, Traps: s.crawlTraps(),
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
@@ -169,12 +175,34 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	sum, err := eng.Run(ctx)
 	stopProgress()
 	log.Info("stopped", "spider", s.SpiderID, "cycles", sum.Cycles, "fetched", sum.Fetched, "unchanged", sum.Unchanged, "archived", sum.Archived, "disallowed", sum.Disallowed,
-		"errors", sum.Errors, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
+		"errors", sum.Errors, "failed", sum.Failed, "added", sum.Added, "dropped", sum.Dropped, "bytes", sum.Bytes, "elapsed", sum.Elapsed.Round(1e6),
 		"pages_per_s", rate(sum.Fetched, sum.Elapsed.Seconds()), "list_lines", sum.LastCycle.Lines)
-	if err != nil {
-		return listErr(err)
+	var lw *list.LockWaitError
+	if errors.As(err, &lw) && errors.Is(err, context.DeadlineExceeded) && sum.Cycles == 0 {
+		err = fmt.Errorf("no pass ran within --for %s: %w", s.For, err)
 	}
-	return nil
+	if err == nil && signalled.Err() == nil && sum.Failed+sum.Fetched+sum.Unchanged+sum.Archived == 0 {
+		err = startsHeldBack(l.Path(), starts)
+	}
+	return runVerdict(sum, err, signalled.Err() != nil, m.Dir())
+}
+
+// openMirror opens the mirror of a run on the list at listPath, and
+// records it beside the list if it is the list's first (see runMirror).
+func openMirror(listPath string, s *Settings, log *slog.Logger) (*mirror.Mirror, error) {
+	dir, record, err := runMirror(listPath, s, log)
+	if err != nil {
+		return nil, err
+	}
+	m, err := mirror.Open(dir)
+	if err != nil {
+		return nil, hintErr{err, "check --mirror: the directory must be writable"}
+	}
+	if err := record(); err != nil {
+		m.Close()
+		return nil, hintErr{fmt.Errorf("record the mirror beside the list: %w", err), "the list's directory must be writable"}
+	}
+	return m, nil
 }
 
 // scopeHosts returns the hosts the spider follows links on: those of the
@@ -196,7 +224,9 @@ func scopeHosts(ctx context.Context, l *list.List, starts, extra []string) ([]st
 	}
 	err := l.Scan(ctx, func(e *list.Entry) error {
 		if e.Level == 0 {
-			add(urlkey.Host(e.URL))
+			// e.URL shares the scan's read buffer, which later lines
+			// overwrite: the host is kept as a copy of its own.
+			add(strings.Clone(urlkey.Host(e.URL)))
 		}
 		return nil
 	})
@@ -208,7 +238,7 @@ func listErr(err error) error {
 	if errors.As(err, &pe) {
 		return hintErr{err, "the list was edited or damaged: fix or remove that line; nothing was written"}
 	}
-	return err
+	return lockWaitErr(err)
 }
 
 func rate(n int, secs float64) float64 {
@@ -242,6 +272,6 @@ func newLogger(w io.Writer, verbose int, quiet bool, format string, tty bool) *s
 }
 
 func printUsage(w io.Writer, fs *pflag.FlagSet) error {
-	_, err := fmt.Fprint(w, usageHead+fs.FlagUsages()+usageTail)
+	_, err := fmt.Fprint(w, usageCommands+listCommandLines(56)+usageHead+fs.FlagUsages()+usageTail)
 	return err
 }

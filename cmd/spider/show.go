@@ -30,6 +30,9 @@ type Shown struct {
 	History *meta.Record `json:"history,omitempty"` // null: never fetched (or history lost)
 	Same    []string     `json:"same_body_as"`      // URLs whose last body was identical
 	Due     []ShownDue   `json:"due"`               // per running spider
+	// Why the defences cut links to it, for a URL without a line: "" if
+	// they did not.
+	Filtered string `json:"filtered,omitempty"`
 }
 
 // ShownLine is the URL's line in the list.
@@ -61,7 +64,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := pflag.NewFlagSet("spider show", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
-	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, to check the copy (default \"mirror\", or the config's)")
+	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, to check the copy (default: the config's, else the one the list records)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	asJSON := fs.Bool("json", false, "print JSON")
 	help := fs.BoolP("help", "h", false, "print this help")
@@ -85,7 +88,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mdir, err := mirrorDirOf(fs, *config, *mirrorDir)
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
 	if err != nil {
 		return err
 	}
@@ -95,6 +98,9 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	sh, err := collectShown(ctx, path, mdir, u)
 	if err != nil {
 		return listErr(err)
+	}
+	if sh.Filtered, err = showFiltered(path, *config, sh); err != nil {
+		return err
 	}
 	if *asJSON {
 		return writeJSON(stdout, sh)
@@ -176,6 +182,9 @@ func printShown(w io.Writer, sh *Shown) error {
 	row := func(k, f string, a ...any) { fmt.Fprintf(tw, "%s\t"+f+"\n", append([]any{k}, a...)...) }
 	row("url", "%s", sh.URL)
 	printShownLine(row, sh)
+	if sh.Filtered != "" {
+		row("filtered", "%s", sh.Filtered)
+	}
 	if h := sh.History; h != nil {
 		printHistory(row, h)
 	} else if sh.Listed {
@@ -212,7 +221,9 @@ func stamp(t time.Time) string {
 
 // printShownLine writes the URL's line in the list and its copy.
 func printShownLine(row rowFunc, sh *Shown) {
-	if !sh.Listed {
+	if !sh.Listed && sh.Filtered != "" {
+		row("list", "no line for this URL: links to it are not followed (filtered, below)")
+	} else if !sh.Listed {
 		row("list", "no line for this URL (not found by any spider yet, or out of scope)")
 	} else {
 		ln := sh.Line
@@ -258,8 +269,11 @@ func printHistory(row rowFunc, h *meta.Record) {
 	if h.Error != "" {
 		row("error", "%s", h.Error)
 	}
-	row("attempts", "%d in all; %d failed in a row; %d answered 404 in a row; %d unchanged since the last change",
+	row("attempts", "%d in all; %d failed in a row; %d answered 404 since the last success; %d unchanged since the last change",
 		h.Attempts, h.Fails, h.NotFound, h.Unchanged)
+	if h.NotFound > 0 && !h.NotFoundSince.IsZero() {
+		row("first 404", "%s", stamp(h.NotFoundSince))
+	}
 	row("last ok", "%s", stamp(h.LastOK))
 	row("last changed", "%s", stamp(h.LastChanged))
 	if !h.RetryAt.IsZero() {

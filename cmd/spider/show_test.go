@@ -44,9 +44,9 @@ func TestShow(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	// The second 404 must not come within the test, however slow the
-	// machine: the confirmation waits an hour.
+	// machine: the confirmation waits half an hour.
 	conf := filepath.Join(dir, "spider.toml")
-	if err := os.WriteFile(conf, []byte("confirm_gone = \"1h\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte("archive_span = \"1h\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	crawl := func() {
@@ -60,20 +60,12 @@ func TestShow(t *testing.T) {
 	mu.Lock()
 	gone = true
 	mu.Unlock()
-	// Both lines are due again after the one-second window; wait for it by
-	// the list's own clock rather than sleeping a guess.
-	eventually(t, 10*time.Second, "lines due again", func() bool {
-		for _, e := range readList(t, dir+"/spider.list") {
-			if time.Since(e.Modified) < 1100*time.Millisecond {
-				return false
-			}
-		}
-		return true
-	})
+	// Both lines are due again after the one-second window.
+	waitAllDue(t, dir+"/spider.list", time.Second)
 	crawl()
 
 	code, out, stderr := runCLI(t, dir, "show", srv.URL+"/page")
-	for _, want := range []string{"state", "error, level 1", "404 on 1 of 2 attempts needed to archive", "retry after", "status 404", "copy"} {
+	for _, want := range []string{"state", "error, level 1", "404 answers: 1 over 0s, 3 over 1h0m0s archive", "1 answered 404 since the last success", "first 404", "retry after", "status 404", "copy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show /page: missing %q in:\n%s%s", want, out, stderr)
 		}

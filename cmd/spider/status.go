@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -28,11 +31,40 @@ type Status struct {
 	Claims map[string]int `json:"claims"` // spider_id -> lines claimed now
 	Due    map[string]int `json:"due"`    // spider_id -> unclaimed lines due now under its profile
 	// Merged from the spiders' published statuses (since each started):
-	ArchivedLastDay []crawl.Archival    `json:"archived_last_day"` // newest first
-	SlowestHosts    []crawl.HostTime    `json:"slowest_hosts"`     // by mean fetch time, slowest first
-	FrequentErrors  []crawl.ErrorCount  `json:"frequent_errors"`   // most frequent first
-	Spiders         []list.SpiderStatus `json:"spiders"`           // every spider that ran on the list
-	Files           FileSizes           `json:"files"`             // bytes on disk of the list and the files beside it
+	ArchivedLastDay []crawl.Archival      `json:"archived_last_day"`      // newest first; see ArchivedFrom
+	SlowestHosts    []crawl.HostTime      `json:"slowest_hosts"`          // by mean fetch time, slowest first
+	FrequentErrors  []crawl.ErrorCount    `json:"frequent_errors"`        // most frequent first
+	Filtered        map[string]int        `json:"filtered"`               // reason -> distinct links the defences cut, summed over spiders
+	CappedPatterns  []crawl.CappedPattern `json:"capped_patterns"`        // URL patterns whose links are no longer taken
+	Spiders         []list.SpiderStatus   `json:"spiders"`                // every spider that ran on the list
+	Files           FileSizes             `json:"files"`                  // bytes on disk of the list and the files beside it
+	StalledLock     *StalledLock          `json:"stalled_lock,omitempty"` // the list's lock, if one process has held it for long
+
+	// Where ArchivedLastDay comes from: "mirror", the index of the mirror
+	// directory Mirror (every spider's archivals, across restarts), or
+	// "spiders", what they published, when that mirror has no index.
+	ArchivedFrom string `json:"archived_from"`
+	Mirror       string `json:"mirror"`
+}
+
+// StalledLock is a holder of the list's lock that has kept it long enough
+// to keep every spider of the list waiting (a spider stopped mid-pass).
+type StalledLock struct {
+	PID     int       `json:"pid"`    // 0 if the holder did not say
+	Spider  string    `json:"spider"` // "-" if it is not a running spider
+	Since   time.Time `json:"since"`  // zero if the holder did not say
+	HeldSec float64   `json:"held_s"`
+}
+
+// stalledLock returns the holder of the list's lock if it has held it for
+// at least crawl.DefaultLockWait, as long as spiders wait before warning.
+func stalledLock(l *list.List) *StalledLock {
+	h, held, err := l.Holder()
+	if err != nil || !held || h.PID == 0 || time.Since(h.Since) < crawl.DefaultLockWait {
+		return nil
+	}
+	return &StalledLock{PID: h.PID, Spider: holderSpider(l.Path(), h.PID), Since: h.Since.UTC(),
+		HeldSec: time.Since(h.Since).Round(time.Second).Seconds()}
 }
 
 // FileSizes are the sizes of the list and of the files a list keeps beside
@@ -57,13 +89,14 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
+	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, whose index lists the archived pages (default: the config's, else the one the list records)")
 	asJSON := fs.Bool("json", false, "print JSON (schema: see README)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
 		return usageErr{err, "spider status --help lists the flags"}
 	}
 	if *help {
-		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH] [--config FILE] [--json]\n\n"+fs.FlagUsages())
+		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH] [--mirror DIR] [--config FILE] [--json]\n\n"+fs.FlagUsages())
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -76,10 +109,15 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := requireList(path); err != nil {
 		return err
 	}
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
+	if err != nil {
+		return err
+	}
 	st, err := collectStatus(ctx, path)
 	if err != nil {
 		return listErr(err)
 	}
+	archivedFromMirror(st, mdir)
 	if *asJSON {
 		return writeJSON(stdout, st)
 	}
@@ -109,6 +147,8 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		}
 	}
 	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
+	st.ArchivedFrom = "spiders"
+	st.Filtered, st.CappedPatterns = mergeFiltered(published)
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
 		for _, c := range due {
@@ -117,7 +157,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Lines++
 		st.States[e.State.String()]++
 		if e.Spider != "" {
-			st.Claims[e.Spider]++
+			st.Claims[strings.Clone(e.Spider)]++ // e's strings are the scan's buffer
 		}
 		ls := levels[e.Level]
 		if ls == nil {
@@ -145,7 +185,37 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	st.Files = fileSizes(st.List)
+	st.StalledLock = stalledLock(l)
 	return st, nil
+}
+
+// archivedFromMirror replaces the archivals the spiders remember in st by
+// those of the mirror's index at dir, which every spider's archivals reach
+// (once published) whatever stopped or restarted since. A mirror without a
+// readable index leaves st as it is (ArchivedFrom "spiders").
+func archivedFromMirror(st *Status, dir string) {
+	st.Mirror = dir
+	ms, err := mirrorindex.ReadState(dirFiles(dir))
+	if err != nil {
+		return
+	}
+	since := st.At.Add(-24 * time.Hour)
+	st.ArchivedLastDay = []crawl.Archival{}
+	for _, a := range ms.Archived {
+		if !a.Time.Before(since) {
+			st.ArchivedLastDay = append(st.ArchivedLastDay, crawl.Archival{URL: a.URL, At: a.Time})
+		}
+	}
+	sort.SliceStable(st.ArchivedLastDay, func(i, j int) bool { return st.ArchivedLastDay[i].At.After(st.ArchivedLastDay[j].At) })
+	st.ArchivedFrom = "mirror"
+}
+
+// dirFiles reads a mirror's files without opening the mirror, which a
+// reader must not create or clean.
+type dirFiles string
+
+func (d dirFiles) ReadFile(rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(rel)))
 }
 
 // fileSizes returns the sizes of the list at path and of its files.
@@ -188,6 +258,10 @@ func bytesText(n int64) string {
 func printStatus(w io.Writer, st *Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "list\t%s\t%d lines\n", st.List, st.Lines)
+	if sl := st.StalledLock; sl != nil {
+		fmt.Fprintf(tw, "lock\tSTALLED: held by pid %d (spider %s) for %s; every spider of the list waits (resume it: kill -CONT %d)\n",
+			sl.PID, sl.Spider, time.Duration(sl.HeldSec*float64(time.Second)), sl.PID)
+	}
 	f := st.Files
 	fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
 		bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
@@ -225,7 +299,11 @@ func printStatus(w io.Writer, st *Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\narchived in the last day: %d\n", len(st.ArchivedLastDay))
+	from := "the index of the mirror " + st.Mirror
+	if st.ArchivedFrom != "mirror" {
+		from = "the spiders' memory since each started: no index in the mirror " + st.Mirror + " (--mirror DIR)"
+	}
+	fmt.Fprintf(w, "\narchived in the last day: %d (from %s)\n", len(st.ArchivedLastDay), from)
 	for i, a := range st.ArchivedLastDay {
 		if i == 5 {
 			fmt.Fprintf(w, "  ... (--json lists them all)\n")
@@ -245,6 +323,7 @@ func printStatus(w io.Writer, st *Status) error {
 			fmt.Fprintf(w, "  %6d  %s\n", e.Count, e.Error)
 		}
 	}
+	printFiltered(w, st)
 	return nil
 }
 

@@ -214,7 +214,8 @@ func TestBrowseMirror(t *testing.T) {
 			}
 			if strings.HasSuffix(u, "/archive.html") {
 				archived[l] = true
-				if strings.HasSuffix(l, gone[strings.LastIndexByte(gone, '/'):]+".html") {
+				// The page's file: its name, "{}" and ".html" (mirror.Path).
+				if strings.HasSuffix(l, gone[strings.LastIndexByte(gone, '/'):]+"%7B%7D.html") {
 					archiveLink = l
 				}
 			}

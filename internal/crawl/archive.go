@@ -3,6 +3,7 @@ package crawl
 import (
 	"errors"
 	"io/fs"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -21,8 +22,11 @@ import (
 // the mirror's index. Failures are logged: the list records the state
 // whatever happens here. The banner is a read-modify-write of the copy:
 // should the page come back and another spider write it fresh in that very
-// moment, the later write wins, and a bannered copy of a live page is set
-// right by its next fetch.
+// moment, the later write wins. The banner is written before the pass that
+// records the line archived: a spider killed in between leaves a bannered
+// copy on a line that is not archived. Either way the page's history shows
+// a 404 since its last success (once stored), so its next 2xx (asked
+// without validators) writes the copy afresh without it (mayBeBannered).
 func (e *Engine) archive(en list.Entry, now time.Time) {
 	if en.File == "" {
 		return
@@ -33,7 +37,7 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 	}
 	if e.cfg.RemoveArchived {
 		if err := e.mirror.Remove(en.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			e.log.Warn("archived copy not removed", "url", en.URL, "file", en.File, "err", err)
+			e.warns.note(slog.LevelWarn, "archived copy not removed", en.URL, "file", en.File, "err", err)
 			return
 		}
 		ev.File = ""
@@ -46,14 +50,26 @@ func (e *Engine) archive(en list.Entry, now time.Time) {
 		case errors.Is(err, fs.ErrNotExist):
 			ev.File = ""
 		case err != nil:
-			e.log.Warn("archived copy not read", "url", en.URL, "file", en.File, "err", err)
+			e.warns.note(slog.LevelWarn, "archived copy not read", en.URL, "file", en.File, "err", err)
 		case !rewrite.HasBanner(page):
 			if err := e.mirror.Write(en.File, rewrite.Banner(page, en.URL, now)); err != nil {
-				e.log.Warn("archive banner not written", "url", en.URL, "file", en.File, "err", err)
+				e.warns.note(slog.LevelWarn, "archive banner not written", en.URL, "file", en.File, "err", err)
 			}
 		}
 	}
 	e.index.note(ev)
+}
+
+// failedState is the state a failed fetch (or a copy that could not be
+// written) leaves the line en in: an archived line stays archived, and its
+// copy keeps its banner, until a 2xx brings the page back, since a timeout
+// or a 500 is no evidence that it did; any other line says error. So the
+// banner and the line never disagree.
+func failedState(en list.Entry) list.State {
+	if en.State == list.Archived {
+		return list.Archived
+	}
+	return list.Error
 }
 
 // isHTMLFile reports whether a mirror file is a page, by the extension

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/history"
@@ -38,9 +39,10 @@ func (o *outcome) size() int64 {
 
 // pageCopy is a page's copy waiting for the group commit.
 type pageCopy struct {
-	file string
-	body []byte
-	ev   mirrorindex.Event // noted for the mirror's index once committed
+	file  string
+	body  []byte
+	ev    mirrorindex.Event // noted for the mirror's index once committed
+	leads []mirror.File     // the names links guessed, leading to file (page.go)
 }
 
 // commit makes the copies of the outcomes durable in one group
@@ -53,13 +55,13 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 	now := e.cfg.Now()
 	start := time.Now()
 	var owners []*outcome
-	var files []mirror.File
+	var files, leads []mirror.File
 	for _, o := range outs {
 		if o.copy == nil {
 			continue
 		}
 		if e.lease.voided(o.epoch, now) {
-			e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", o.res.URL)
+			e.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", o.res.URL)
 			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
 			fix.Fetched--
 			fix.Bytes -= o.count.Bytes
@@ -67,21 +69,48 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		}
 		owners = append(owners, o)
 		files = append(files, mirror.File{Rel: o.copy.file, Data: o.copy.body})
+		leads = append(leads, o.copy.leads...)
 	}
-	for i, err := range e.mirror.WriteAll(files) {
+	// The leads go in the same group, after the copies: a copy whose write
+	// fails is an error, a lead's only a warning (the copy is in place).
+	errs := e.mirror.WriteAll(append(files, leads...))
+	for i, err := range errs[len(files):] {
+		if err != nil {
+			e.warns.note(slog.LevelWarn, "mirror write failed for a file leading to a copy", leads[i].Rel, "err", err)
+		}
+	}
+	var full error // the mirror cannot take writes (storage.go)
+	for i, err := range errs[:len(files)] {
 		if err == nil {
 			continue
 		}
 		o := owners[i]
-		o.res = list.Result{URL: o.res.URL, State: list.Error}
+		fix.Fetched--
+		if unwritable(err) {
+			// Not the page's fault: its line goes back as it was, to be
+			// fetched again once the mirror takes writes.
+			full = err
+			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
+			fix.Bytes -= o.count.Bytes
+			continue
+		}
+		o.res = list.Result{URL: o.res.URL, State: failedState(o.job.en)}
 		if o.rec != nil {
 			*o.rec = history.Failed(*o.rec, err, now)
 			e.retry.hold(o.res.URL, o.rec.RetryAt)
 		}
 		o.copy = nil
 		fix.Errors++
-		fix.Fetched--
-		e.log.Error("mirror write failed", "url", o.res.URL, "err", err)
+		e.warns.note(slog.LevelError, "mirror write failed", o.res.URL, "err", err)
+	}
+	switch {
+	case full != nil:
+		if wait := e.storage.failed(full, time.Now()); wait > 0 {
+			e.log.Error("the mirror cannot be written: no claims and no fetches for a while, then a new attempt; the lines go back unchanged",
+				"wait", wait, "err", full)
+		}
+	case len(owners) > 0:
+		e.storage.wrote()
 	}
 	if len(owners) > 0 {
 		e.log.Debug("group commit", "files", len(owners), "took", time.Since(start))
@@ -90,6 +119,21 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 		if o.copy != nil {
 			e.index.note(o.copy.ev) // on disk now: news for the mirror's index
 		}
+		e.noteCopy(o)
 	}
 	return fix
+}
+
+// noteCopy remembers where the copy of the outcome's URL is now, for the
+// links to it that pages are rewritten with from now on (links.go): the
+// file it was written to or kept at, else the line's file if it is a name
+// of the URL's under the layout (not one of an earlier layout's).
+func (e *Engine) noteCopy(o *outcome) {
+	en := o.job.en
+	switch {
+	case o.res.State == list.Downloaded && o.res.File != "":
+		e.links.noteCopy(o.res.URL, o.res.File)
+	case en.File != "" && e.ownName(en):
+		e.links.noteCopy(en.URL, en.File)
+	}
 }

@@ -53,6 +53,7 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/scope"
+	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
 )
@@ -74,8 +75,11 @@ type Config struct {
 	UntilIdle   bool          // stop once nothing is due and nothing is in flight
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight
-	Logger      *slog.Logger  // nil discards
-	Now         func() time.Time
+	// StorageBackoff is the first wait after the mirror could not be
+	// written (storage.go); it doubles with each failed round.
+	StorageBackoff time.Duration
+	Logger         *slog.Logger // nil discards
+	Now            func() time.Time
 
 	// Mirror presentation (archive.go, page.go).
 	RemoveArchived bool          // remove the copy of a page its site removed (404, 410) instead of keeping it with a banner
@@ -83,8 +87,8 @@ type Config struct {
 
 	// Fetch history (history.go).
 	Meta         *meta.Store   // nil = LIST.meta beside the list
-	ArchiveAfter int           // 404 answers in a row before a page is archived (410: at once)
-	ConfirmGone  time.Duration // wait between those attempts
+	ArchiveAfter int           // 404 answers, no success between, before a page is archived (410: at once)
+	ArchiveSpan  time.Duration // how far apart the first and the last of them must be at least
 
 	// Politeness and robots.txt (polite.go, robots.go).
 	IgnoreRobots bool          // fetch what robots.txt forbids (for one's own site)
@@ -95,6 +99,10 @@ type Config struct {
 	// or loopback address allows links to such addresses.
 	Scope         scope.Config
 	MaxNewPerHost int // distinct links taken per host per pass; -1 = no limit
+	// Defences against site machinery and URL spaces without end
+	// (traps.go, internal/trap); a zero budget takes its default, a
+	// negative one is off.
+	Traps trap.Config
 }
 
 // Summary is what a run did.
@@ -112,6 +120,10 @@ type Summary struct {
 	LastCycle list.CycleStats
 	// robots.txt (robots.go).
 	Disallowed int // lines robots.txt forbids, recorded without a request
+	// Failed counts the lines whose attempt failed (errors, 404s not yet
+	// confirmed); FirstFailure is the first, as "URL: why" (failures.go).
+	Failed       int
+	FirstFailure string
 }
 
 // add adds the counts of an outcome taken (the fields a fetch counts).
@@ -135,12 +147,15 @@ type Engine struct {
 	log      *slog.Logger
 	scope    *hostScope    // hosts whose links are followed (scope.go)
 	follow   *follower     // scope rules and the per-pass link budget (scope.go)
+	traps    *traps        // machinery and pattern budgets (traps.go)
 	links    *linkFiles    // the files links lead to (links.go)
 	polite   *politeness   // per-host pacing (polite.go)
 	retry    *backoff      // URLs held back after a failure (polite.go)
 	robots   *robotsState  // robots.txt cache (robots.go)
 	lease    *lease        // heartbeats and the epoch of claims (lease.go)
 	obs      *observations // what the status reports (stats.go)
+	warns    *warnings     // warnings grouped by cause, flushed after each pass (warnings.go)
+	storage  *storage      // the back-off while the mirror cannot be written (storage.go)
 	index    *changeLog    // news for the mirror's index (changes.go)
 	progress *progress     // totals for Progress, published by the loop
 }
@@ -158,10 +173,14 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 		robots:   &robotsState{},
 		lease:    &lease{period: cfg.Lease},
 		obs:      &observations{},
+		warns:    &warnings{},
+		storage:  newStorage(cfg.StorageBackoff, defaultStorageTries),
 		index:    &changeLog{},
 		progress: &progress{},
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
+	e.traps = newTraps(cfg.Traps, e.log)
+	e.traps.inherit(l.Path())           // traps capped by earlier runs stay capped
 	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
 	return e
 }

@@ -131,7 +131,7 @@ func (v *env) file(t *testing.T, rel string) string {
 }
 
 // A copy survives every kind of failure; only a 2xx replaces it, and only
-// 404 twice in a row or 410 archive the line.
+// three 404s over an hour (the defaults) or a 410 archive the line.
 func TestFailedFetchKeepsCopy(t *testing.T) {
 	v := newEnv(t)
 	v.site.set("/", 200, `<a href="/page">p</a>`)
@@ -157,7 +157,8 @@ func TestFailedFetchKeepsCopy(t *testing.T) {
 		{404, "not found page", list.Error, "version 1"}, // one 404 is not enough
 		{200, "version 1", list.Downloaded, "version 1"}, // it was a glitch
 		{404, "not found page", list.Error, "version 1"},
-		{404, "not found page", list.Archived, "version 1"}, // confirmed
+		{404, "not found page", list.Error, "version 1"},
+		{404, "not found page", list.Archived, "version 1"}, // confirmed: three over four hours
 		{200, "version 2", list.Downloaded, "version 2"},    // the page came back
 		{410, "gone", list.Archived, "version 2"},
 	}

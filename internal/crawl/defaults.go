@@ -15,12 +15,38 @@ const (
 	// new URLs.
 	DefaultMaxNewPerHost = 5000
 	defaultMaxLinks      = 5000             // links taken from one page
-	defaultArchiveAfter  = 2                // 404s in a row before archiving
 	defaultStopGrace     = 10 * time.Second // fetches in flight finish within this on stop
 	defaultAheadBytes    = 32 << 20         // copies fetched ahead held in memory
+	// While the mirror cannot be written (disk full), the spider backs
+	// off this long, then twice that, ... and gives up after
+	// defaultStorageTries rounds: 1+2+4+8+16 s.
+	defaultStorageBackoff = time.Second
+	defaultStorageTries   = 5
+	// DefaultSimilarPages is Config.Traps.SimilarPages's default: pages
+	// of one URL pattern near-identical to its earlier ones before links
+	// into the pattern are no longer taken (an empty calendar's days).
+	DefaultSimilarPages = 50
+	// DefaultDateURLs is Config.Traps.DateURLs's default: URLs of one
+	// date-like pattern (a calendar's days, day archives) taken at most.
+	DefaultDateURLs = 500
+	// DefaultQueryShapes is Config.Traps.QueryShapes's default: sets of
+	// query keys taken on one path (faceted listings, appended
+	// parameters).
+	DefaultQueryShapes = 50
 	// aheadPerWorker sets Config.Ahead for an unpaced spider: enough
 	// links fetched ahead to keep every worker busy through a pass.
 	aheadPerWorker = 256
+)
+
+// A page answering 404 is archived after DefaultArchiveAfter such
+// answers, the first and the last at least DefaultArchiveSpan apart (the
+// fast profile's window), with no success between: a 404 for a few
+// minutes (a deploy, a flapping backend) archives nothing. Nutch and
+// StormCrawler likewise wait for several definite answers spread over
+// hours. A 410 archives at once.
+const (
+	DefaultArchiveAfter = 3
+	DefaultArchiveSpan  = time.Hour
 )
 
 // withDefaults returns cfg with every zero value replaced by its default.
@@ -39,13 +65,19 @@ func withDefaults(cfg Config, listPath string) Config {
 	if cfg.MaxNewPerHost == 0 {
 		cfg.MaxNewPerHost = DefaultMaxNewPerHost
 	}
-	if cfg.ArchiveAfter <= 0 {
-		cfg.ArchiveAfter = defaultArchiveAfter
+	for _, b := range []struct {
+		v   *int
+		def int
+	}{{&cfg.Traps.SimilarPages, DefaultSimilarPages}, {&cfg.Traps.DateURLs, DefaultDateURLs}, {&cfg.Traps.QueryShapes, DefaultQueryShapes}} {
+		if *b.v == 0 {
+			*b.v = b.def
+		}
 	}
-	if cfg.ConfirmGone <= 0 {
-		// A 404 is asked again a minute later, or sooner for a short
-		// window, so that confirming it fits in the window.
-		cfg.ConfirmGone = min(time.Minute, max(cfg.Profile.Window/4, time.Millisecond))
+	if cfg.ArchiveAfter <= 0 {
+		cfg.ArchiveAfter = DefaultArchiveAfter
+	}
+	if cfg.ArchiveSpan <= 0 {
+		cfg.ArchiveSpan = DefaultArchiveSpan
 	}
 	if cfg.Meta == nil {
 		cfg.Meta = meta.Open(listPath+meta.Suffix, time.Minute)
@@ -61,6 +93,9 @@ func withDefaults(cfg Config, listPath string) Config {
 	if cfg.AheadBytes == 0 {
 		cfg.AheadBytes = defaultAheadBytes
 	}
+	if cfg.StorageBackoff <= 0 {
+		cfg.StorageBackoff = defaultStorageBackoff
+	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = defaultStopGrace
 	}
@@ -72,3 +107,9 @@ func withDefaults(cfg Config, listPath string) Config {
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
+
+// DefaultLockWait is how long a spider waits for the list's lock before
+// it warns, naming the holder; it warns again each time the wait doubles.
+// A pass holds the lock for the time it takes to read the list, so a wait
+// this long means a holder that is stopped or stuck.
+const DefaultLockWait = 10 * time.Second

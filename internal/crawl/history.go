@@ -18,10 +18,11 @@ import (
 
 // conditional returns the validators to send for a line: only when the
 // mirror holds the line's copy as fetched, so a 304 always has a copy to
-// keep (an archived copy carries a banner: a page that comes back is
-// fetched whole and written afresh without it).
+// keep (not one that may carry a banner: a page that comes back is
+// fetched whole and written afresh without it), and at a name of the
+// layout's (not an earlier layout's, page.go ownName).
 func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
-	if en.File == "" || en.State == list.Archived {
+	if en.File == "" || mayBeBannered(en, rec) || !e.ownName(en) {
 		return nil
 	}
 	h := history.Conditional(rec)
@@ -36,13 +37,22 @@ func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
 
 // unchanged reports whether a body with checksum sum, to be saved at file,
 // is the copy the line already has: same checksum as last time, same file,
-// the file in place, and not an archived copy (which carries a banner).
+// the file in place, and not a copy that may carry a banner.
 func (e *Engine) unchanged(en list.Entry, rec meta.Record, file, sum string) bool {
-	if sum != rec.Checksum || file != en.File || en.State == list.Archived {
+	if sum != rec.Checksum || file != en.File || mayBeBannered(en, rec) {
 		return false
 	}
 	_, err := e.mirror.Stat(file)
 	return err == nil
+}
+
+// mayBeBannered reports whether the copy of the line en, whose history is
+// rec, may carry an archive banner: its line is archived, or the page
+// answered 404 since its last success, so a banner written for it may have
+// outlived a result lost in a crash. Such a copy is never kept as current
+// on a 304 or an identical body: it is written afresh, without a banner.
+func mayBeBannered(en list.Entry, rec meta.Record) bool {
+	return en.State == list.Archived || rec.NotFound > 0
 }
 
 // records returns the history of the claimed lines the workers are to

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/robots"
 )
 
 // maxLinkFiles bounds the link files a spider remembers; past it, the
@@ -14,14 +15,23 @@ const maxLinkFiles = 1 << 15
 // linkFiles remembers, for the links of the pages a spider rewrites, which
 // file of the mirror each leads to: a page's links are mostly links that
 // other pages had too (its neighbours, its index page, the site's menus),
-// and deciding one again costs the scope rules, Layout.Path and guessType
+// and deciding one again costs the scope rules, robots.txt, Layout.Path and guessType
 // for every link of every page. What it remembers depends on the hosts in
 // scope only, and is forgotten when they change (widenScope). Every worker
 // asks for every link, so reads take no lock (sync.Map).
+//
+// It also remembers where the copies of the URLs this spider fetched or
+// claimed are (copies): a link to such a URL leads straight to its copy,
+// not to the name its extension made linkname guess (a file there leads
+// on to the copy, page.go leads, but a browser may take it for another
+// type). Filled by the group commit; scope changes do not touch it.
 type linkFiles struct {
 	m   sync.Map // linkKey → linkFile
 	n   atomic.Int64
 	gen atomic.Int64 // counts resets
+
+	copies  sync.Map // canonical URL → file of its copy
+	ncopies atomic.Int64
 }
 
 // linkKey is what decides a link's file: its canonical URL, its kind and
@@ -34,11 +44,13 @@ type linkKey struct {
 
 // linkFile is a link's file in the mirror, or ok false for a link the
 // spider does not mirror (or whose URL has no file); gen is the generation
-// it was decided in.
+// it was decided in, robots the rules of its host then (a link is decided
+// again when they are replaced).
 type linkFile struct {
-	file string
-	ok   bool
-	gen  int64
+	file   string
+	ok     bool
+	gen    int64
+	robots *robots.Rules // the host's robots.txt rules it was decided under
 }
 
 // get returns what put remembered for k in this generation, or the
@@ -70,4 +82,28 @@ func (c *linkFiles) reset() {
 	c.gen.Add(1)
 	c.m.Clear()
 	c.n.Store(0)
+}
+
+// noteCopy remembers that the copy of u is at file.
+func (c *linkFiles) noteCopy(u, file string) {
+	if old, ok := c.copies.Load(u); ok && old.(string) == file {
+		return
+	}
+	if c.ncopies.Add(1) > maxLinkFiles {
+		c.copies.Clear()
+		c.ncopies.Store(1)
+	}
+	c.copies.Store(u, file)
+}
+
+// forgetCopy forgets the copy of u.
+func (c *linkFiles) forgetCopy(u string) { c.copies.Delete(u) }
+
+// copyOf returns the file of u's copy, if remembered.
+func (c *linkFiles) copyOf(u string) (string, bool) {
+	v, ok := c.copies.Load(u)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/rewrite"
+	"github.com/spider-mirror/spider/list"
 )
 
 // A link's file is remembered per kind and per side of the scope of the
@@ -30,12 +32,12 @@ func TestTargetRemembers(t *testing.T) {
 			kind   extract.Kind
 			want   string
 		}{
-			{in, v.base + "/t/2", extract.Page, "2.html"},
+			{in, v.base + "/t/2", extract.Page, "2%7B%7D.html"},
 			{in, v.base + "/s.css", extract.Style, "../s.css"},
-			{in, v.base + "/t/style", extract.Style, "style.css"},
-			{in, v.base + "/t/style", extract.Page, "style.html"},
+			{in, v.base + "/t/style", extract.Style, "style%7B%7D.css"},
+			{in, v.base + "/t/style", extract.Page, "style%7B%7D.html"},
 			{in, "http://other.example/p", extract.Page, "http://other.example/p"},
-			{out, v.base + "/t/2", extract.Page, "../" + host + "/t/2.html"},
+			{out, v.base + "/t/2", extract.Page, "../" + host + "/t/2%7B%7D.html"},
 			{out, "http://other.example/p", extract.Page, "http://other.example/p"},
 		} {
 			if got, ok := tt.target(tt.url, tt.kind); !ok || got != tt.want {
@@ -44,7 +46,7 @@ func TestTargetRemembers(t *testing.T) {
 		}
 	}
 	e.widenScope("http://other.example/")
-	if got, _ := in("http://other.example/p", extract.Page); got != "../../other.example/p.html" {
+	if got, _ := in("http://other.example/p", extract.Page); got != "../../other.example/p%7B%7D.html" {
 		t.Errorf("link to a host that joined the scope: %q, want it rewritten to its file", got)
 	}
 }
@@ -57,12 +59,12 @@ func TestLinkFilesGenerations(t *testing.T) {
 		t.Fatal("remembered before put")
 	}
 	c.reset() // the scope changed while the link was decided
-	c.put(k, linkFile{"h/a.html", true, 0}, gen)
+	c.put(k, linkFile{file: "h/a.html", ok: true}, gen)
 	if _, _, ok := c.get(k); ok {
 		t.Fatal("a decision from before a reset was remembered")
 	}
 	_, gen, _ = c.get(k)
-	c.put(k, linkFile{"h/a.html", true, 0}, gen)
+	c.put(k, linkFile{file: "h/a.html", ok: true}, gen)
 	if f, _, ok := c.get(k); !ok || f.file != "h/a.html" || !f.ok {
 		t.Fatalf("get after put: %+v, %v", f, ok)
 	}
@@ -74,5 +76,64 @@ func TestLinkFilesGenerations(t *testing.T) {
 	c.m.Range(func(any, any) bool { n++; return true })
 	if n > maxLinkFiles {
 		t.Fatalf("%d links remembered, want at most %d", n, maxLinkFiles)
+	}
+}
+
+// Once the spider knows where a URL's copy is (its fetch or its line, as
+// the group commit sees them), links to it lead there, not to the name
+// its extension made linkname guess; a file of an earlier layout is not
+// taken for its copy.
+func TestTargetKnowsCopies(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	host := strings.TrimPrefix(v.base, "http://")
+	page := e.target(v.base+"/", host+"/index.html")
+	link := func(p string) string {
+		got, _ := page(v.base+p, extract.Page)
+		return got
+	}
+	if got := link("/dl"); got != "dl%7B%7D.html" {
+		t.Fatalf("link to /dl before its fetch: %q", got)
+	}
+	fetched := &outcome{res: list.Result{URL: v.base + "/dl", State: list.Downloaded, File: host + "/dl{}"}}
+	claimed := &outcome{job: job{en: list.Entry{URL: v.base + "/nul.txt", File: host + "/nul.txt{}.html"}},
+		res: list.Result{URL: v.base + "/nul.txt", State: list.Error}}
+	old := &outcome{job: job{en: list.Entry{URL: v.base + "/old", File: host + "/old.html"}},
+		res: list.Result{URL: v.base + "/old", State: list.Error}}
+	e.commit([]*outcome{fetched, claimed, old})
+	for p, want := range map[string]string{"/dl": "dl%7B%7D", "/nul.txt": "nul.txt%7B%7D.html", "/old": "old%7B%7D.html"} {
+		if got := link(p); got != want {
+			t.Errorf("link to %s: %q, want %q", p, got, want)
+		}
+	}
+}
+
+// A line whose file is a name of an earlier layout (/a as a page was
+// a.html) is fetched without a conditional request, so that its copy is
+// written under its name now; a line at its own name keeps it.
+func TestConditionalAfterLayoutChange(t *testing.T) {
+	v := newEnv(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Now: func() time.Time { return v.clock }},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	host := strings.TrimPrefix(v.base, "http://")
+	rec := meta.Record{ETag: `"1"`}
+	for _, tt := range []struct {
+		file string
+		want bool
+	}{
+		{host + "/a.html", false},
+		{host + "/a{}.html", true},
+		{host + "/a{}", true},
+	} {
+		if err := v.m.Write(tt.file, []byte("copy")); err != nil {
+			t.Fatal(err)
+		}
+		en := list.Entry{URL: v.base + "/a", File: tt.file, State: list.Downloaded}
+		if got := e.conditional(en, rec) != nil; got != tt.want {
+			t.Errorf("line with file %s: conditional %v, want %v", tt.file, got, tt.want)
+		}
 	}
 }

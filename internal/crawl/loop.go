@@ -18,6 +18,8 @@ type run struct {
 	e    *Engine
 	ctx  context.Context // the run's: done means stop claiming
 	hist *historian
+	// starts are the never mirrored start lines claimed (failures.go).
+	starts startWatch
 
 	inflight map[string]bool // claimed lines not yet recorded; true for those claimed as fetched ahead
 	jobs     *jobs           // lines for the workers, and fetching ahead (shared with the workers)
@@ -98,6 +100,10 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	workers.Wait()
 	stopPublisher()
 	r.last(stopHistory)
+	e.warns.flush(e.log)
+	if err := e.storage.verdict(true); err != nil && r.err == nil {
+		r.err = err // stopped while the mirror still could not be written
+	}
 	r.sum.Elapsed = e.cfg.Now().Sub(started)
 	return r.sum, r.err
 }
@@ -139,6 +145,7 @@ func (r *run) loop() {
 		case p := <-r.passDone:
 			r.passing = false
 			r.afterPass(p)
+			r.e.warns.flush(r.e.log)
 		case c := <-r.commitDone:
 			r.committed(c)
 		case k := <-r.knownDone:
@@ -185,6 +192,11 @@ func (r *run) take(o *outcome) {
 		o.copy = nil // only a stored page has a copy
 	}
 	r.sum.add(o.count)
+	tally(&r.sum, o)
+	r.starts.answered(o, r.e.cfg.Now())
+	if err := r.starts.verdict(r.sum); err != nil && r.err == nil && !r.stopping {
+		r.err, r.stopping, r.over = err, true, true // every start URL failed
+	}
 	if o.gone {
 		r.e.obs.archived(o.res.URL, o.res.Modified)
 		r.e.log.Info("gone", "url", o.res.URL)
@@ -204,6 +216,9 @@ func (r *run) startCommit() {
 func (r *run) committed(c committed) {
 	r.committing, r.inCommit = false, 0
 	r.sum.add(c.fix)
+	if err := r.e.storage.verdict(false); err != nil && !r.stopping {
+		r.err, r.stopping, r.over = err, true, true // gave up: the mirror cannot be written
+	}
 	for _, o := range c.outs {
 		r.results = append(r.results, o.res)
 		if o.rec != nil {

@@ -1,11 +1,15 @@
 package crawl
 
 import (
+	"slices"
+
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/linkname"
 	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
 )
 
 // transform returns the bytes written to the mirror at file for a fetched
@@ -41,10 +45,14 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // Scope.Requisites, a requisite (image, style sheet, script, font, frame)
 // of an in-scope page on any host, so that a page looks in the mirror as
 // it does online even when its site loads them from elsewhere (a CDN).
-// Pages on other hosts are never followed. Links it mirrors are rewritten
-// to their files; others stay absolute.
+// Pages on other hosts are never followed, nor site machinery and links
+// into a capped URL pattern (traps.go), which decides once for both.
+// Links it mirrors are rewritten to their files; others stay absolute.
 func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
 	ok, _ := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+	if ok && !isRequisite(kind) && e.traps.judge(u) != "" {
+		return false // site machinery, a capped URL pattern (traps.go)
+	}
 	return ok
 }
 
@@ -63,4 +71,34 @@ func linkLevel(level int, kind extract.Kind) int {
 		return level
 	}
 	return min(level+1, list.MaxLevel)
+}
+
+// leads returns the files written beside a copy of u at file so that every
+// name a link to u was given before it was fetched leads there
+// (linkname.Leads): a page a browser would take for HTML leads on to a
+// copy that is not a page (rewrite.Forward); any other name holds the
+// copy itself, which is in the same directory, so its relative links hold.
+// Most copies have none: their type is the one their links guessed.
+func (e *Engine) leads(u, file string, body []byte) []mirror.File {
+	var files []mirror.File
+	for _, name := range linkname.Leads(e.cfg.Layout, u, file) {
+		data := body
+		if linkname.IsPageName(name) && !linkname.IsPageName(file) {
+			data = rewrite.Forward(rewrite.Rel(name, file))
+		}
+		files = append(files, mirror.File{Rel: name, Data: data})
+	}
+	return files
+}
+
+// ownName reports whether the line's file is one its URL maps to under
+// the layout, whatever its type: not a name of an earlier layout (mirror.Path
+// says which changed), whose copy must be fetched whole to be written
+// under its new name.
+func (e *Engine) ownName(en list.Entry) bool {
+	names := []string{"text/html", "text/css", ""}
+	return slices.ContainsFunc(names, func(typ string) bool {
+		p, err := e.cfg.Layout.Path(en.URL, typ)
+		return err == nil && p == en.File
+	})
 }

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -132,6 +133,9 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	want := e.cfg.Profile.Batch - usual
 	skip := e.retry.skip(now)
 	switch {
+	case !e.storage.pausedUntil(time.Now()).IsZero():
+		// The mirror cannot be written: claim nothing until the back-off
+		// ends (storage.go).
 	case len(carried) > 0:
 		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip}, ahead: carried, want: max(want, 0)}
 	case want > 0:
@@ -145,10 +149,11 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 func (r *run) status(now time.Time) []byte {
 	p, s := r.e.cfg.Profile, r.sum
 	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
+	cut, capped := r.e.traps.snapshot()
 	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
 		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,
-		FrequentErrors: errs, Disallowed: s.Disallowed})
+		FrequentErrors: errs, Disallowed: s.Disallowed, Filtered: cut, CappedPatterns: capped})
 	return b
 }
 
@@ -159,7 +164,7 @@ func (r *run) status(now time.Time) []byte {
 func (r *run) afterPass(p passResult) {
 	e, c := r.e, p.c
 	if p.err != nil {
-		if r.ctx.Err() == nil {
+		if r.ctx.Err() == nil || r.neverRan(p.err) {
 			r.err = p.err
 		}
 		r.requeue(c) // nothing was written: keep what the pass carried
@@ -186,6 +191,7 @@ func (r *run) afterPass(p passResult) {
 			e.widenScope(en.URL) // a start URL seeded while running
 		}
 		r.inflight[en.URL] = mine[en.URL]
+		r.starts.claimed(en)
 		if !mine[en.URL] {
 			js = append(js, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
 			if r.filling {
@@ -204,6 +210,10 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 {
+		if until := e.storage.pausedUntil(time.Now()); !until.IsZero() {
+			r.idleUntil = until // backing off, not idle: try again then
+			return
+		}
 		if e.cfg.UntilIdle {
 			r.over = true
 			return
@@ -248,6 +258,15 @@ func (r *run) account(c *list.Cycle) {
 	r.sum.LastCycle = c.Stats
 }
 
+// neverRan reports whether err, the error of a pass when the run's
+// deadline had passed, means the run did nothing it was asked to: no pass
+// ever ran, because the list's lock stayed held all along (a stalled
+// spider). A stop by a signal is not an error.
+func (r *run) neverRan(err error) bool {
+	var lw *list.LockWaitError
+	return r.sum.Cycles == 0 && errors.As(err, &lw) && errors.Is(err, context.DeadlineExceeded)
+}
+
 // last runs the run's last pass: it records what finished and hands every
 // other claim back. The mirror's index is published, and the history's
 // last records stored, beside it. It runs even though ctx is cancelled,
@@ -271,6 +290,14 @@ func (r *run) last(stopHistory func()) {
 		defer close(stored)
 		stopHistory()
 	}()
+	if r.sum.Cycles == 0 && len(c.Results) == 0 {
+		// No pass ran: the spider claimed nothing and has nothing to
+		// record, so it does not wait again for a lock that a stalled
+		// holder may keep.
+		<-stored
+		<-published
+		return
+	}
 	if err := e.list.Run(lctx, c); err != nil {
 		if r.err == nil {
 			r.err = fmt.Errorf("last pass: %w", err)

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -151,6 +152,55 @@ func (p *politeness) acquireGated(ctx context.Context, host string) (release fun
 		default:
 		}
 	}, nil
+}
+
+// errHopStopped ends a fetch whose redirect hop was waiting for its
+// host's turn when the run stopped: the line goes back, untouched.
+var errHopStopped = errors.New("stopped while a redirect hop waited for its host's turn")
+
+// turn is a request's place at its host, redirect hops included: the
+// hop's request waits for its host's turn like any other, once the
+// request that answered with the redirect has ended its own.
+type turn struct {
+	p       *politeness
+	waitCtx context.Context // the run's: a stopping spider waits for no turn
+	release func(error)
+}
+
+// get fetches u with f in its host's turn, and each redirect hop in its
+// own, and says how long the fetch took from its first request on. It
+// returns f's answer; a hop that could not wait returns an error wrapping
+// errHopStopped, a turn that could not be had waitCtx's error. gated
+// takes the first turn through the shared gate whatever the host's pace
+// (acquireGated: robots.txt).
+func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string, hdr http.Header, gated bool) (*fetch.Response, time.Duration, error) {
+	acquire := p.acquire
+	if gated {
+		acquire = p.acquireGated
+	}
+	release, err := acquire(waitCtx, hostOf(u))
+	if err != nil {
+		return nil, 0, err
+	}
+	began := time.Now()
+	t := &turn{p: p, waitCtx: waitCtx, release: release}
+	resp, err := f.GetPaced(ctx, u, hdr, t.hop)
+	t.release(err)
+	return resp, time.Since(began), err
+}
+
+// hop ends the turn of the request that answered with a redirect (the
+// host answered: no slow-down) and waits for the turn of the request to
+// next.
+func (t *turn) hop(_ context.Context, next string) error {
+	t.release(nil)
+	t.release = func(error) {}
+	release, err := t.p.acquire(t.waitCtx, hostOf(next))
+	if err != nil {
+		return fmt.Errorf("%w: %w", errHopStopped, err)
+	}
+	t.release = release
+	return nil
 }
 
 // outcome says what a fetch's error means for the host's pace.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -15,10 +16,40 @@ import (
 )
 
 // robotsState is the engine's robots.txt cache, made on first use (the
-// fetcher it uses is set up after New's other fields).
+// fetcher it uses is set up after New's other fields), and why each host's
+// robots.txt could not be had, for the lines that wait for it.
 type robotsState struct {
 	once  sync.Once
 	cache *robots.Cache
+
+	mu   sync.Mutex
+	errs map[string]error // host → the last fetch's failure; none once fetched
+}
+
+// setErr records how fetching host's robots.txt ended: err nil for an
+// answer the rules can be read from.
+func (s *robotsState) setErr(host string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		delete(s.errs, host)
+		return
+	}
+	if s.errs == nil {
+		s.errs = map[string]error{}
+	}
+	s.errs[host] = err
+}
+
+// unreachable returns the error of a line whose host's robots.txt could
+// not be had: errRobotsUnreachable, with the cause where it is known.
+func (s *robotsState) unreachable(host string, status int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.errs[host]; err != nil {
+		return fmt.Errorf("%w: %w", errRobotsUnreachable, err)
+	}
+	return fmt.Errorf("%w (status %d)", errRobotsUnreachable, status)
 }
 
 func (e *Engine) robotsCache() *robots.Cache {
@@ -36,12 +67,10 @@ func (e *Engine) robotsCache() *robots.Cache {
 // redirect loop count as "unavailable" (RFC 9309 §2.3.1.2), like a 4xx.
 func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answer {
 	host := hostOf(robotsURL)
-	release, err := e.polite.acquireGated(ctx, host)
-	if err != nil {
-		return robots.Answer{Err: err}
+	resp, _, err := e.polite.get(ctx, ctx, e.fetch, robotsURL, nil, true)
+	if ctx.Err() == nil {
+		e.robots.setErr(host, err)
 	}
-	resp, err := e.fetch.Get(ctx, robotsURL, nil)
-	release(err)
 	var he *fetch.HTTPError
 	switch {
 	case err == nil:
@@ -101,21 +130,21 @@ func (e *Engine) robotsDenied(ctx context.Context, o *outcome) bool {
 		if en.File == "" {
 			res.Modified = now
 		}
-		h = history.Failed(h, errRobotsUnreachable, now)
+		h = history.Failed(h, e.robots.unreachable(host, rules.Status), now)
 		h.Status = 0
 		h.Reason = fmt.Sprintf("robots.txt unreachable (status %d): nothing on the host is fetched for now; next attempt after %s",
 			rules.Status, h.RetryAt.Format(time.RFC3339))
 		e.retry.hold(en.URL, h.RetryAt)
 		o.count.Errors++
 		e.obs.failed(errRobotsUnreachable)
-		e.log.Warn("robots.txt unreachable: the host is off limits for now", "url", en.URL, "robots_status", rules.Status)
+		e.warns.note(slog.LevelWarn, "robots.txt unreachable: the host is off limits for now", en.URL, "robots_status", rules.Status)
 		o.rec = &h
 		return true
 	}
 	res.State, res.Modified = list.Disallowed, now
 	h.Reason = "disallowed by robots.txt as of " + now.UTC().Format(time.RFC3339) + "; checked again when due"
 	o.count.Disallowed++
-	e.log.Info("disallowed by robots.txt", "url", en.URL)
+	e.warns.note(slog.LevelInfo, "disallowed by robots.txt", en.URL)
 	o.rec = &h
 	return true
 }

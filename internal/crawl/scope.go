@@ -102,7 +102,9 @@ func (f *follower) newPass() {
 // or its <meta name="robots">: obeyed as wget does, unless robots.txt is
 // ignored too; what the page needs to display is fetched all the same), it
 // passes the limits and scope rules, and its host's budget of links per
-// pass (Config.MaxNewPerHost) is not spent.
+// pass (Config.MaxNewPerHost) is not spent. A link that is not a requisite
+// must also pass the defences (traps.go): not site machinery, not into a
+// URL pattern over its budget.
 func (e *Engine) follows(en list.Entry, l extract.Link) bool {
 	if en.Level >= list.MaxLevel {
 		return false
@@ -116,6 +118,13 @@ func (e *Engine) follows(en list.Entry, l extract.Link) bool {
 	if !ok {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
 		return false
+	}
+	if !isRequisite(l.Kind) {
+		// What a page needs to display is bounded by its pages.
+		if why := e.traps.judge(l.URL); why != "" {
+			e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
+			return false
+		}
 	}
 	return e.follow.budget(l.URL)
 }

@@ -27,6 +27,10 @@ type Status struct {
 	ArchivedLastDay []Archival   `json:"archived_last_day"`
 	SlowestHosts    []HostTime   `json:"slowest_hosts"`
 	FrequentErrors  []ErrorCount `json:"frequent_errors"`
+	// Since this spider started: distinct links its defences cut, by
+	// reason, and the URL patterns it capped (traps.go).
+	Filtered       map[string]int  `json:"filtered,omitempty"`
+	CappedPatterns []CappedPattern `json:"capped_patterns,omitempty"`
 }
 
 // ClaimProfile returns the profile the status was published with.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/extract"
@@ -30,8 +31,8 @@ type job struct {
 func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	en := j.en
 	o := &outcome{job: j, res: list.Result{URL: en.URL}, epoch: j.epoch} // State 0: returned unfetched
-	if runCtx.Err() != nil || ctx.Err() != nil {
-		return o
+	if runCtx.Err() != nil || ctx.Err() != nil || !e.storage.pausedUntil(time.Now()).IsZero() {
+		return o // stopping, or the mirror cannot take the copy (storage.go)
 	}
 	if now := e.cfg.Now(); j.rec.RetryAt.After(now) {
 		// Another spider (or this one before a restart) failed here
@@ -43,18 +44,17 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 		// its snapshot of the backoff: hand it back too.
 		return o
 	}
-	if e.robotsDenied(ctx, o) {
+	// The stop grace is for fetches in flight: robots.txt and the wait for
+	// the host's turn end with the run, and the line goes back.
+	if e.robotsDenied(runCtx, o) {
 		return o
 	}
-	release, err := e.polite.acquire(ctx, hostOf(en.URL))
-	if err != nil {
-		return o
+	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false)
+	if runCtx.Err() != nil && (errors.Is(err, errHopStopped) || errors.Is(err, runCtx.Err())) {
+		return o // stopped before the request, or a redirect hop, could go: the line goes back
 	}
-	began := time.Now()
-	resp, err := e.fetch.Get(ctx, en.URL, e.conditional(en, j.rec))
-	release(err)
 	if err == nil || fetch.Gone(err) || fetch.NotModified(err) {
-		e.obs.fetched(hostOf(en.URL), time.Since(began))
+		e.obs.fetched(hostOf(en.URL), took)
 	}
 	now := e.cfg.Now()
 	if err != nil && e.lease.voided(j.epoch, now) {
@@ -68,7 +68,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	switch {
 	case err == nil:
 		e.store(o, resp, now)
-	case fetch.NotModified(err) && en.File != "":
+	case fetch.NotModified(err) && en.File != "" && !mayBeBannered(en, j.rec):
 		// The copy is current: its time advances, the file stays.
 		rec = history.NotModified(rec, now)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
@@ -88,19 +88,17 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 func (e *Engine) gone(o *outcome, err error, now time.Time) {
 	en := o.job.en
 	var archive bool
-	*o.rec, archive = history.Gone(*o.rec, err, e.cfg.ArchiveAfter, e.cfg.ConfirmGone, now)
+	rule := history.GoneRule{Count: e.cfg.ArchiveAfter, Span: e.cfg.ArchiveSpan}
+	*o.rec, archive = history.Gone(*o.rec, err, rule, now)
 	if !archive {
 		// Not confirmed yet: like any failure, the copy is kept and the
 		// line waits for the next attempt.
-		o.res.State = list.Error
-		if en.State == list.Archived {
-			o.res.State = list.Archived // still gone; keep it archived
-		}
+		o.res.State = failedState(en) // an archived line is still gone
 		if en.File == "" {
 			o.res.Modified = now
 		}
 		e.retry.hold(en.URL, o.rec.RetryAt)
-		e.log.Info("not found; archived once confirmed", "url", en.URL, "attempt", o.rec.NotFound, "of", e.cfg.ArchiveAfter)
+		e.warns.note(slog.LevelInfo, "not found; archived once confirmed", en.URL, "attempt", o.rec.NotFound, "of", e.cfg.ArchiveAfter)
 		return
 	}
 	// The line says the page is gone and since when it was last seen gone,
@@ -118,14 +116,14 @@ func (e *Engine) gone(o *outcome, err error, now time.Time) {
 func (e *Engine) failed(o *outcome, err error, now time.Time) {
 	en := o.job.en
 	*o.rec = history.Failed(*o.rec, err, now)
-	o.res.State = list.Error
+	o.res.State = failedState(en)
 	if en.File == "" {
 		o.res.Modified = now
 	}
 	e.retry.hold(en.URL, o.rec.RetryAt)
 	o.count.Errors++
 	e.obs.failed(err)
-	e.log.Warn("fetch failed", "url", en.URL, "transient", fetch.Transient(err), "err", err)
+	e.warns.note(slog.LevelWarn, "fetch failed: "+errorKind(err), en.URL, "transient", fetch.Transient(err), "err", err)
 }
 
 // store makes the copy of a fetched page that the group commit writes into
@@ -144,7 +142,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if e.lease.voided(o.epoch, now) {
 		// The claim may have been taken back and the page fetched again by
 		// another spider since; this copy may be older. Hand the line back.
-		e.log.Warn("result dropped: the claim may have been taken back while this spider was stopped", "url", en.URL)
+		e.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", en.URL)
 		o.rec, o.adds = nil, nil
 		return
 	}
@@ -165,15 +163,15 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	}
 	if err != nil {
 		*rec = history.Failed(*rec, err, now)
-		o.res.State = list.Error
+		o.res.State = failedState(en)
 		e.retry.hold(en.URL, rec.RetryAt)
 		o.count.Errors++
-		e.log.Error("mirror write failed", "url", en.URL, "err", err)
+		e.warns.note(slog.LevelError, "page not stored", en.URL, "err", err)
 		return
 	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
-	o.copy = &pageCopy{file, body, e.change(en, file, body, now)}
+	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
 	e.retry.ok(en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
@@ -181,13 +179,17 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	o.count.Bytes += int64(len(resp.Body))
 	e.log.Debug("fetched", "url", en.URL, "status", resp.Status, "bytes", len(resp.Body), "file", file)
 	if linksErr != nil {
-		e.log.Warn("links not extracted", "url", en.URL, "err", linksErr)
+		e.warns.note(slog.LevelWarn, "links not extracted", en.URL, "err", linksErr)
+	}
+	if isHTML(resp.MediaType) {
+		e.traps.read(en.URL, resp.Body, links) // before its links are judged
 	}
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {
-			e.log.Warn("too many links, rest ignored", "url", en.URL, "kept", e.cfg.MaxLinks)
+			e.warns.note(slog.LevelWarn, "too many links on a page, rest ignored", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
+		l.URL = e.traps.cfg.Strip(l.URL) // as linkFile rewrote it
 		if e.follows(en, l) {
 			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
 		}

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +12,26 @@ import (
 // ErrRedirects is wrapped by the error for a redirect loop, too many
 // redirects, or a redirect to a URL the crawler cannot fetch.
 var ErrRedirects = errors.New("fetch: bad redirect")
+
+// A PaceFunc is called before each redirect hop with the canonical URL
+// about to be requested, once the hop is known to be followed. It returns
+// when the request may go (its host's turn), or an error that ends the
+// fetch; the error is kept in the fetch's error chain.
+type PaceFunc func(ctx context.Context, next string) error
+
+// paceKey carries a GetPaced's PaceFunc in its request's context, where
+// checkRedirect finds it.
+type paceKey struct{}
+
+// GetPaced is Get with pace called before every redirect hop, so that a
+// hop waits for its host's turn like a request of its own (a crawler's
+// per-host delay holds for every request it makes, hops included).
+func (c *Client) GetPaced(ctx context.Context, canonicalURL string, hdr http.Header, pace PaceFunc) (*Response, error) {
+	if pace != nil {
+		ctx = context.WithValue(ctx, paceKey{}, pace)
+	}
+	return c.Get(ctx, canonicalURL, hdr)
+}
 
 // checkRedirect is the http.Client's CheckRedirect. via holds the requests
 // already made, oldest first; req is the one about to be made.
@@ -38,6 +59,9 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	if c.follow != nil && !c.follow(next) {
 		return &limitError{"redirect out of scope to " + redact(next) + " (not followed)", ErrRedirects}
+	}
+	if pace, ok := req.Context().Value(paceKey{}).(PaceFunc); ok {
+		return pace(req.Context(), next)
 	}
 	return nil
 }

@@ -116,3 +116,38 @@ func TestRedirectLimit(t *testing.T) {
 		})
 	}
 }
+
+// GetPaced calls its PaceFunc before each hop followed, with the hop's
+// URL, before the hop's request is made; its error ends the fetch and
+// stays in the error chain.
+func TestGetPacedHops(t *testing.T) {
+	var n atomic.Int64
+	base := serve(t, hopHandler(t, 3, &n))
+	var paced []string
+	var madeBefore []int64
+	pace := func(ctx context.Context, next string) error {
+		paced = append(paced, next)
+		madeBefore = append(madeBefore, n.Load())
+		return nil
+	}
+	resp, err := New(Options{}).GetPaced(context.Background(), base+"/hop/0", nil, pace)
+	if err != nil || resp.URL != base+"/hop/3" {
+		t.Fatalf("GetPaced: %v, %+v", err, resp)
+	}
+	if want := []string{base + "/hop/1", base + "/hop/2", base + "/hop/3"}; fmt.Sprint(paced) != fmt.Sprint(want) {
+		t.Errorf("paced %v, want %v", paced, want)
+	}
+	if fmt.Sprint(madeBefore) != "[1 2 3]" {
+		t.Errorf("requests made when each hop was paced: %v, want [1 2 3]", madeBefore)
+	}
+	stop := errors.New("stopped")
+	_, err = New(Options{}).GetPaced(context.Background(), base+"/hop/0", nil, func(context.Context, string) error { return stop })
+	if !errors.Is(err, stop) || n.Load() != 5 {
+		t.Errorf("a pace error: %v after %d requests, want it in the chain after 5", err, n.Load())
+	}
+	// A loop is refused before pacing: no wait for a hop never made.
+	paced = nil
+	if _, err := New(Options{}).GetPaced(context.Background(), base+"/loop/a", nil, pace); !errors.Is(err, ErrRedirects) || len(paced) != 1 {
+		t.Errorf("loop: %v, paced %v; want ErrRedirects after pacing only /loop/b", err, paced)
+	}
+}

@@ -32,7 +32,8 @@ func FetchedOK(rec meta.Record, resp *fetch.Response, sum string, changed bool, 
 	rec.ETag = clipHeader(resp.Header.Get("ETag"))
 	rec.LastModified = clipHeader(resp.Header.Get("Last-Modified"))
 	rec.Checksum, rec.MediaType, rec.Size = sum, resp.MediaType, int64(len(resp.Body))
-	rec.Status, rec.Error, rec.Fails, rec.NotFound, rec.RetryAt = resp.Status, "", 0, 0, time.Time{}
+	rec.Status, rec.Error, rec.Fails, rec.RetryAt = resp.Status, "", 0, time.Time{}
+	rec.NotFound, rec.NotFoundSince = 0, time.Time{}
 	rec.LastOK = now.UTC()
 	rec.RedirectTo = ""
 	if resp.URL != rec.URL {
@@ -49,41 +50,72 @@ func FetchedOK(rec meta.Record, resp *fetch.Response, sum string, changed bool, 
 
 // NotModified records a 304.
 func NotModified(rec meta.Record, now time.Time) meta.Record {
-	rec.Status, rec.Error, rec.Fails, rec.NotFound, rec.RetryAt = http.StatusNotModified, "", 0, 0, time.Time{}
+	rec.Status, rec.Error, rec.Fails, rec.RetryAt = http.StatusNotModified, "", 0, time.Time{}
+	rec.NotFound, rec.NotFoundSince = 0, time.Time{}
 	rec.LastOK = now.UTC()
 	rec.Unchanged++
 	rec.Reason = "unchanged: 304 Not Modified"
 	return rec
 }
 
-// Gone records a 404 or 410 and says whether the page is now archived: a
-// 410 at once, a 404 once it has answered 404 on after consecutive
-// attempts. Until then the next attempt waits confirm.
-func Gone(rec meta.Record, err error, after int, confirm time.Duration, now time.Time) (meta.Record, bool) {
+// GoneRule says how much evidence archives a page that answers 404: Count
+// answers whose first and last are at least Span apart, with no success
+// between. A single answer spans nothing: with Count 1 the first 404
+// archives at once. A 410 says the removal is deliberate and always
+// archives at once.
+type GoneRule struct {
+	Count int
+	Span  time.Duration
+}
+
+// Gone records a 404 or 410 and says whether the page is now archived
+// (GoneRule). Until then the next attempt is spaced so that the answers
+// still needed cover what is left of the span evenly: a page answering 404
+// for a minute (a deploy, a flapping backend) is asked again well after.
+// A success in between starts the count afresh (FetchedOK, NotModified);
+// another failure neither confirms nor resets it (Failed).
+func Gone(rec meta.Record, err error, rule GoneRule, now time.Time) (meta.Record, bool) {
 	status := statusOf(err)
 	rec.Status, rec.Error = status, err.Error()
+	if rec.NotFound == 0 || rec.NotFoundSince.IsZero() || rec.NotFoundSince.After(now) {
+		rec.NotFound, rec.NotFoundSince = 0, now.UTC()
+	}
 	rec.NotFound++
 	rec.Fails++
-	if status == http.StatusGone || rec.NotFound >= after {
+	over := now.Sub(rec.NotFoundSince)
+	if status == http.StatusGone || rec.NotFound >= rule.Count && (over >= rule.Span || rule.Count <= 1) {
 		rec.RetryAt = time.Time{}
 		rec.Reason = fmt.Sprintf("archived: the site answered %d", status)
 		if status == http.StatusNotFound {
-			rec.Reason += fmt.Sprintf(" on %d attempts in a row", rec.NotFound)
+			rec.Reason += fmt.Sprintf(" %d times over %s", rec.NotFound, over.Round(time.Second))
 		}
 		return rec, true
 	}
-	rec.RetryAt = now.Add(confirm).UTC()
-	rec.Reason = fmt.Sprintf("404 on %d of %d attempts needed to archive; next attempt after %s",
-		rec.NotFound, after, rec.RetryAt.Format(time.RFC3339))
+	rec.RetryAt = nextGoneCheck(rec, rule, now).UTC()
+	rec.Reason = fmt.Sprintf("404 answers: %d over %s, %d over %s archive; next attempt after %s",
+		rec.NotFound, over.Round(time.Second), rule.Count, rule.Span, rec.RetryAt.Format(time.RFC3339))
 	return rec, false
+}
+
+// nextGoneCheck is when a page that answered 404 without enough evidence
+// to archive it is asked again: what is left of the span shared evenly
+// among the answers still needed (at least one: the count may be reached
+// before the span is), and never sooner than a minute (or a Count-th of a
+// shorter span), so a span already over is not met by requests in a burst.
+func nextGoneCheck(rec meta.Record, rule GoneRule, now time.Time) time.Time {
+	needed := max(rule.Count-rec.NotFound, 1)
+	left := rec.NotFoundSince.Add(rule.Span).Sub(now)
+	floor := min(time.Minute, rule.Span/time.Duration(max(rule.Count, 1)))
+	return now.Add(max(left/time.Duration(needed), floor))
 }
 
 // Failed records any other failure and when to try again: a minute after
 // the first, doubling up to 6 hours, and never before a Retry-After (up to
-// a day).
+// a day). It leaves the count of 404 answers alone: a timeout or a 500
+// says nothing about whether the page still exists, so it neither adds to
+// the evidence that it is gone nor takes from it.
 func Failed(rec meta.Record, err error, now time.Time) meta.Record {
 	rec.Status, rec.Error = statusOf(err), err.Error()
-	rec.NotFound = 0
 	rec.Fails++
 	wait := min(time.Minute<<min(rec.Fails-1, 9), 6*time.Hour)
 	if ra := retryAfterOf(err, now); ra > wait {

@@ -13,38 +13,103 @@ import (
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
+// An answer in a sequence: its status at a time after the first.
+type answer struct {
+	at     time.Duration
+	status int // 200, 304, 404, 410, 500, or 0 for a connection reset
+}
+
+// apply records one answer in rec as the engine does, and says whether it
+// archives the page.
+func (a answer) apply(rec meta.Record, rule GoneRule, t time.Time) (meta.Record, bool) {
+	switch a.status {
+	case 200:
+		resp := &fetch.Response{URL: "u", Status: 200, Header: http.Header{}, Body: []byte("b")}
+		return FetchedOK(rec, resp, "s", false, t), false
+	case 304:
+		return NotModified(rec, t), false
+	case 404, 410:
+		return Gone(rec, &fetch.HTTPError{URL: "u", StatusCode: a.status}, rule, t)
+	case 0:
+		return Failed(rec, errors.New("connection reset"), t), false
+	}
+	return Failed(rec, &fetch.HTTPError{URL: "u", StatusCode: a.status}, t), false
+}
+
+// A 404 archives only after rule.Count of them whose first and last are
+// rule.Span apart with no success between; a 410 at once; other failures
+// neither confirm nor reset the count. The last answer decides.
 func TestGoneNeedsConfirmation(t *testing.T) {
-	e404 := &fetch.HTTPError{URL: "u", StatusCode: 404, Status: "404 Not Found"}
-	e410 := &fetch.HTTPError{URL: "u", StatusCode: 410, Status: "410 Gone"}
+	hour := GoneRule{Count: 3, Span: time.Hour}
 	tests := []struct {
 		name     string
-		prior    int // 404s in a row before
-		err      error
-		after    int
+		rule     GoneRule
+		answers  []answer
 		archived bool
+		notFound int           // 404s counted after the last answer
+		retry    time.Duration // after the last answer's time; 0: none
 	}{
-		{"first 404 of 2", 0, e404, 2, false},
-		{"second 404 of 2", 1, e404, 2, true},
-		{"first 404 of 1", 0, e404, 1, true},
-		{"410 at once", 0, e410, 3, true},
-		{"second 404 of 3", 1, e404, 3, false},
+		{"first 404", hour, []answer{{0, 404}}, false, 1, 30 * time.Minute},
+		{"a burst of 404s in 45s", hour, []answer{{0, 404}, {15 * time.Second, 404}, {45 * time.Second, 404}}, false, 3, time.Hour - 45*time.Second},
+		{"three 404s over an hour", hour, []answer{{0, 404}, {30 * time.Minute, 404}, {time.Hour, 404}}, true, 3, 0},
+		{"two 404s over an hour", hour, []answer{{0, 404}, {time.Hour, 404}}, false, 2, time.Minute},
+		{"late second 404 shares what is left", hour, []answer{{0, 404}, {50 * time.Minute, 404}}, false, 2, 10 * time.Minute},
+		{"a 200 between starts afresh", hour, []answer{{0, 404}, {30 * time.Minute, 200}, {40 * time.Minute, 404}, {time.Hour, 404}}, false, 2, 40 * time.Minute},
+		{"a 304 between starts afresh", hour, []answer{{0, 404}, {30 * time.Minute, 304}, {31 * time.Minute, 404}, {time.Hour, 404}, {2 * time.Hour, 404}}, true, 3, 0},
+		{"a 500 between neither confirms nor resets", hour, []answer{{0, 404}, {30 * time.Minute, 500}, {40 * time.Minute, 404}, {time.Hour, 404}}, true, 3, 0},
+		{"a reset between neither confirms nor resets", hour, []answer{{0, 404}, {10 * time.Minute, 0}, {20 * time.Minute, 0}, {time.Hour, 404}}, false, 2, time.Minute},
+		{"410 at once", hour, []answer{{0, 410}}, true, 1, 0},
+		{"410 after a 404", hour, []answer{{0, 404}, {time.Minute, 410}}, true, 2, 0},
+		{"count 1 archives at once", GoneRule{Count: 1, Span: time.Hour}, []answer{{0, 404}}, true, 1, 0},
+		{"count 2 over a day", GoneRule{Count: 2, Span: 24 * time.Hour}, []answer{{0, 404}}, false, 1, 24 * time.Hour},
+		{"short span, floor a Count-th of it", GoneRule{Count: 3, Span: 30 * time.Second}, []answer{{0, 404}, {30 * time.Second, 404}}, false, 2, 10 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec, arch := Gone(meta.Record{NotFound: tt.prior}, tt.err, tt.after, time.Minute, now)
+			var rec meta.Record
+			var arch bool
+			var last time.Time
+			for _, a := range tt.answers {
+				last = now.Add(a.at)
+				rec, arch = a.apply(rec, tt.rule, last)
+			}
 			if arch != tt.archived {
 				t.Fatalf("archived = %v, want %v (reason %q)", arch, tt.archived, rec.Reason)
 			}
-			if !arch && !rec.RetryAt.Equal(now.Add(time.Minute)) {
-				t.Errorf("unconfirmed 404: retry at %v, want a minute later", rec.RetryAt)
+			if rec.NotFound != tt.notFound || rec.Reason == "" {
+				t.Errorf("404s counted %d, want %d; record %+v", rec.NotFound, tt.notFound, rec)
 			}
-			if arch && !rec.RetryAt.IsZero() {
-				t.Errorf("archived: retry at %v, want none", rec.RetryAt)
+			want := time.Time{}
+			if tt.retry > 0 {
+				want = last.Add(tt.retry)
 			}
-			if rec.NotFound != tt.prior+1 || rec.Reason == "" {
-				t.Errorf("record %+v", rec)
+			if !rec.RetryAt.Equal(want) {
+				t.Errorf("retry at %v, want %v (reason %q)", rec.RetryAt, want, rec.Reason)
 			}
 		})
+	}
+}
+
+// Retries at the times Gone asks for archive a page that stays 404 exactly
+// when the span is covered, with Count requests; never sooner.
+func TestGoneRetriesCoverTheSpan(t *testing.T) {
+	for _, rule := range []GoneRule{{3, time.Hour}, {2, time.Hour}, {5, 24 * time.Hour}, {3, 10 * time.Second}} {
+		var rec meta.Record
+		at := now
+		for i := 1; ; i++ {
+			var arch bool
+			rec, arch = Gone(rec, &fetch.HTTPError{URL: "u", StatusCode: 404}, rule, at)
+			if arch {
+				if i != rule.Count || at.Sub(now) != rule.Span {
+					t.Errorf("%+v: archived on request %d at +%v, want %d at +%v", rule, i, at.Sub(now), rule.Count, rule.Span)
+				}
+				break
+			}
+			if i > rule.Count {
+				t.Fatalf("%+v: not archived after %d requests over %v", rule, i, at.Sub(now))
+			}
+			at = rec.RetryAt
+		}
 	}
 }
 
@@ -77,7 +142,7 @@ func TestFailedBacksOff(t *testing.T) {
 			if got := rec.RetryAt.Sub(now); got != tt.wait {
 				t.Errorf("wait %v, want %v", got, tt.wait)
 			}
-			if rec.NotFound != 0 || rec.Fails != tt.fails+1 || rec.Error == "" {
+			if rec.NotFound != 1 || rec.Fails != tt.fails+1 || rec.Error == "" {
 				t.Errorf("record %+v", rec)
 			}
 		})

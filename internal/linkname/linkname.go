@@ -1,6 +1,8 @@
 // Package linkname decides which file of the mirror a link leads to before
 // its target has been fetched: the media type the target will most likely
-// be served with, and so its name under mirror.Layout. It is pure.
+// be served with, and so its name under mirror.Layout (File); and, once it
+// is fetched, which names links may have guessed for it that must lead to
+// the file it was written to (Leads). It is pure.
 package linkname
 
 import (
@@ -52,4 +54,36 @@ func MediaType(u string, kind extract.Kind) string {
 		return ""
 	}
 	return "text/html"
+}
+
+// Leads returns the files, other than file, that links to the canonical URL
+// u may lead to: the names File gave links to u from pages written before u
+// was fetched (or before its type changed), which must lead to file, the
+// one u was written to. They are the name of a link from a page's
+// <a href> or frame, and, unless file is a page, the name of a link for an
+// image or script: a page is never shown as one. A style sheet's link
+// is not among them, as a browser shows nothing of a style sheet that is
+// not one. Each name is u's own under the layout (mirror.Path), so a file
+// written there never takes another URL's name.
+func Leads(l mirror.Layout, u, file string) []string {
+	var leads []string
+	page, err := File(l, u, extract.Page)
+	if err == nil && page != file {
+		leads = append(leads, page)
+	}
+	if IsPageName(file) {
+		return leads
+	}
+	req, err := File(l, u, extract.Requisite)
+	if err == nil && req != file && req != page {
+		leads = append(leads, req)
+	}
+	return leads
+}
+
+// IsPageName reports whether a browser opening the file name from disk
+// takes it for an HTML page: it ends in ".html" or ".htm", in any case.
+func IsPageName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".html" || ext == ".htm"
 }

@@ -13,23 +13,24 @@ import (
 // URLs (the file is mapped while a pass stores history). The URL is the
 // record's key, so it is not repeated in the value.
 type stored struct {
-	ETag         string `json:"e,omitempty"`
-	LastModified string `json:"m,omitempty"`
-	Checksum     string `json:"c,omitempty"`
-	MediaType    string `json:"t,omitempty"`
-	Size         int64  `json:"z,omitempty"`
-	Status       int    `json:"s,omitempty"`
-	Error        string `json:"x,omitempty"`
-	Reason       string `json:"r,omitempty"`
-	Attempts     int    `json:"a,omitempty"`
-	Fails        int    `json:"f,omitempty"`
-	NotFound     int    `json:"n,omitempty"`
-	Unchanged    int    `json:"u,omitempty"`
-	LastAttempt  int64  `json:"la,omitempty"`
-	LastOK       int64  `json:"lo,omitempty"`
-	LastChanged  int64  `json:"lc,omitempty"`
-	RetryAt      int64  `json:"ra,omitempty"`
-	RedirectTo   string `json:"rt,omitempty"`
+	ETag          string `json:"e,omitempty"`
+	LastModified  string `json:"m,omitempty"`
+	Checksum      string `json:"c,omitempty"`
+	MediaType     string `json:"t,omitempty"`
+	Size          int64  `json:"z,omitempty"`
+	Status        int    `json:"s,omitempty"`
+	Error         string `json:"x,omitempty"`
+	Reason        string `json:"r,omitempty"`
+	Attempts      int    `json:"a,omitempty"`
+	Fails         int    `json:"f,omitempty"`
+	NotFound      int    `json:"n,omitempty"`
+	Unchanged     int    `json:"u,omitempty"`
+	LastAttempt   int64  `json:"la,omitempty"`
+	LastOK        int64  `json:"lo,omitempty"`
+	LastChanged   int64  `json:"lc,omitempty"`
+	RetryAt       int64  `json:"ra,omitempty"`
+	RedirectTo    string `json:"rt,omitempty"`
+	NotFoundSince int64  `json:"ns,omitempty"`
 }
 
 func unix(t time.Time) int64 {
@@ -52,6 +53,7 @@ func encode(r Record) ([]byte, error) {
 		Status: r.Status, Error: r.Error, Reason: r.Reason, Attempts: r.Attempts, Fails: r.Fails,
 		NotFound: r.NotFound, Unchanged: r.Unchanged, LastAttempt: unix(r.LastAttempt), LastOK: unix(r.LastOK),
 		LastChanged: unix(r.LastChanged), RetryAt: unix(r.RetryAt), RedirectTo: r.RedirectTo,
+		NotFoundSince: unix(r.NotFoundSince),
 	})
 }
 
@@ -65,6 +67,7 @@ func decode(url string, b []byte) (Record, error) {
 		Status: s.Status, Error: s.Error, Reason: s.Reason, Attempts: s.Attempts, Fails: s.Fails,
 		NotFound: s.NotFound, Unchanged: s.Unchanged, LastAttempt: fromUnix(s.LastAttempt), LastOK: fromUnix(s.LastOK),
 		LastChanged: fromUnix(s.LastChanged), RetryAt: fromUnix(s.RetryAt), RedirectTo: s.RedirectTo,
+		NotFoundSince: fromUnix(s.NotFoundSince),
 	}, nil
 }
 

@@ -14,7 +14,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 		{URL: "http://a/x?y=1", ETag: `W/"x"`, LastModified: "Sat, 21 Nov 2026 12:00:00 GMT", Checksum: "ab",
 			MediaType: "text/html", Size: 12, Status: 304, Error: "e", Reason: "r", Attempts: 3, Fails: 2,
 			NotFound: 1, Unchanged: 4, LastAttempt: now, LastOK: now.Add(-time.Hour), LastChanged: now.Add(-2 * time.Hour),
-			RetryAt: now.Add(time.Minute), RedirectTo: "http://a/y"},
+			RetryAt: now.Add(time.Minute), RedirectTo: "http://a/y", NotFoundSince: now.Add(-time.Minute)},
 	}
 	for _, r := range tests {
 		b, err := encode(r)

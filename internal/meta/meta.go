@@ -41,19 +41,21 @@ type Record struct {
 	LastModified string    `json:"last_modified,omitempty"` // as served with the last 2xx
 	Checksum     string    `json:"sha256,omitempty"`        // hex SHA-256 of the last 2xx body, as served
 	MediaType    string    `json:"media_type,omitempty"`
-	Size         int64     `json:"size,omitempty"`   // bytes of the last 2xx body
-	Status       int       `json:"status,omitempty"` // HTTP status of the last attempt; 0 = no answer
-	Error        string    `json:"error,omitempty"`  // last attempt's error; "" after a success
-	Reason       string    `json:"reason,omitempty"` // why the line has its state, in words
-	Attempts     int       `json:"attempts"`         // requests made for this URL, all outcomes
-	Fails        int       `json:"fails,omitempty"`  // consecutive failed attempts
-	NotFound     int       `json:"not_found,omitempty"`
+	Size         int64     `json:"size,omitempty"`      // bytes of the last 2xx body
+	Status       int       `json:"status,omitempty"`    // HTTP status of the last attempt; 0 = no answer
+	Error        string    `json:"error,omitempty"`     // last attempt's error; "" after a success
+	Reason       string    `json:"reason,omitempty"`    // why the line has its state, in words
+	Attempts     int       `json:"attempts"`            // requests made for this URL, all outcomes
+	Fails        int       `json:"fails,omitempty"`     // consecutive failed attempts
+	NotFound     int       `json:"not_found,omitempty"` // 404 answers since the last success
 	Unchanged    int       `json:"unchanged,omitempty"` // 304s or identical bodies since the last change
 	LastAttempt  time.Time `json:"last_attempt,omitzero"`
 	LastOK       time.Time `json:"last_ok,omitzero"`      // last 2xx or 304
 	LastChanged  time.Time `json:"last_changed,omitzero"` // last 2xx whose body differed
 	RetryAt      time.Time `json:"retry_at,omitzero"`     // no attempt before this time
 	RedirectTo   string    `json:"redirect_to,omitempty"` // final URL of the last redirect chain
+	// The first of the NotFound 404 answers; zero when NotFound is 0.
+	NotFoundSince time.Time `json:"not_found_since,omitzero"`
 }
 
 // Store is the metadata file of one list. The zero value is not usable;

@@ -229,15 +229,34 @@ func (st *State) apply(ev Event) {
 	}
 }
 
-func readState(s Store) (*State, error) {
-	st := &State{Version: 1, Hosts: map[string]*Host{}}
-	b, err := s.ReadFile(StateFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
-	}
+// A FileReader reads a mirror's files (mirror.Mirror, or a plain directory
+// for a reader that must not write).
+type FileReader interface {
+	ReadFile(rel string) ([]byte, error)
+}
+
+// ReadState returns the state as last published (StateFile): the counts
+// and archived pages that spider status reports, whichever spider found
+// them and whenever. A mirror without an index gives fs.ErrNotExist.
+func ReadState(r FileReader) (*State, error) {
+	b, err := r.ReadFile(StateFile)
 	if err != nil {
 		return nil, err
 	}
+	return parseState(b)
+}
+
+// readState is ReadState for a writer: no index yet is an empty one.
+func readState(s FileReader) (*State, error) {
+	st, err := ReadState(s)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &State{Version: 1, Hosts: map[string]*Host{}}, nil
+	}
+	return st, err
+}
+
+func parseState(b []byte) (*State, error) {
+	st := &State{}
 	if err := json.Unmarshal(b, st); err != nil || st.Version != 1 {
 		return nil, fmt.Errorf("mirrorindex: %s: not a version 1 state (%v)", StateFile, err)
 	}

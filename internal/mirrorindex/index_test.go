@@ -2,7 +2,9 @@ package mirrorindex
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -193,5 +195,32 @@ func TestPublisherReuse(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(read(t, m, EventsFile), "\n"), "\n")
 	if len(lines) != MaxEvents || !strings.Contains(lines[len(lines)-1], fmt.Sprintf(`"url":"http://h.example/%d"`, n)) {
 		t.Errorf("events file: %d lines, last %s; want %d, ending with event %d", len(lines), lines[len(lines)-1], MaxEvents, n)
+	}
+}
+
+// ReadState gives a reader what the spiders published, or fs.ErrNotExist
+// for a mirror without an index, and an error for a state it cannot read.
+func TestReadState(t *testing.T) {
+	m := openMirror(t)
+	if _, err := ReadState(m); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no index: %v, want fs.ErrNotExist", err)
+	}
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	evs := []Event{
+		{Time: t0, Kind: New, URL: "http://h/a", Host: "h", File: "h/a.html", Page: true},
+		{Time: t0.Add(time.Hour), Kind: Archived, URL: "http://h/a", Host: "h", File: "h/a.html", Page: true},
+	}
+	if err := Publish(m, evs, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ReadState(m)
+	if err != nil || len(st.Archived) != 1 || st.Archived[0].URL != "http://h/a" || !st.Archived[0].Time.Equal(t0.Add(time.Hour)) || st.Hosts["h"].Archived != 1 {
+		t.Errorf("state %+v, %v; want http://h/a archived at %v", st, err, t0.Add(time.Hour))
+	}
+	if err := m.Write(StateFile, []byte(`{"version":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadState(m); err == nil || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a version 2 state: %v, want an error", err)
 	}
 }

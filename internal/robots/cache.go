@@ -83,6 +83,17 @@ func (c *Cache) Rules(ctx context.Context, origin string) (r *Rules, changed boo
 	return res.r, res.changed, nil
 }
 
+// Cached returns the rules last fetched for origin, expired or not,
+// without fetching: what is known of the host now, for deciding how to
+// link to a URL without waiting for the network. ok is false for a host
+// not fetched yet.
+func (c *Cache) Cached(origin string) (r *Rules, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.hosts[origin]
+	return e.rules, ok
+}
+
 // decide applies RFC 9309's status rules to an answer.
 func (c *Cache) decide(a Answer) (*Rules, time.Duration) {
 	ttl := c.TTL

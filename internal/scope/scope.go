@@ -32,13 +32,18 @@ type Limits struct {
 	MaxURLLen int // bytes of the canonical URL; default 2048
 	MaxLevel  int // link distance from a start URL; default 100,000 (a forum paginated prev/next has a level per index page: 5,002 levels at 50,000 topics)
 	MaxRepeat int // times one path segment, or pair of segments, may repeat in a row; default 2 (so /a/a/a and /a/b/a/b/a/b are refused)
+	// MaxSegments bounds the segments of a path (Heritrix's
+	// TooManyPathSegmentsDecideRule): a path that keeps growing with new
+	// names each time, which MaxRepeat does not catch; default 20.
+	MaxSegments int
 }
 
 // Defaults of zero Limits fields.
 const (
-	DefaultMaxURLLen = 2048
-	DefaultMaxLevel  = 100_000
-	DefaultMaxRepeat = 2
+	DefaultMaxURLLen   = 2048
+	DefaultMaxLevel    = 100_000
+	DefaultMaxRepeat   = 2
+	DefaultMaxSegments = 20
 )
 
 // Config is what New compiles.
@@ -100,6 +105,9 @@ func New(c Config) (*Rules, error) {
 	if r.lim.MaxRepeat <= 0 {
 		r.lim.MaxRepeat = DefaultMaxRepeat
 	}
+	if r.lim.MaxSegments <= 0 {
+		r.lim.MaxSegments = DefaultMaxSegments
+	}
 	return r, nil
 }
 
@@ -139,6 +147,7 @@ type Link struct {
 // Follow reports whether the link l, found on page from (a canonical URL),
 // is to be added to the list, and if not, why (a short reason for the
 // log: "scheme", "url too long", "too deep", "repeated segments",
+// "too many segments",
 // "private address", "out of scope", "not included", "excluded").
 func (r *Rules) Follow(from string, l Link) (ok bool, reason string) {
 	return r.FollowIn(r.InScope(from), r.InScope(l.URL), l)
@@ -169,6 +178,8 @@ func (r *Rules) Check(u string, level int) string {
 		return "too deep"
 	case Repeats(pathOf(rest)) > r.lim.MaxRepeat:
 		return "repeated segments"
+	case Segments(pathOf(rest)) > r.lim.MaxSegments:
+		return "too many segments"
 	}
 	switch Class(hostOf(u)) {
 	case Loopback:
@@ -226,6 +237,16 @@ func Repeats(path string) int {
 		}
 	}
 	return best
+}
+
+// Segments returns the number of segments of path: 0 for "/", 2 for
+// "/a/b" and for "/a/b/".
+func Segments(path string) int {
+	p := strings.Trim(path, "/")
+	if p == "" {
+		return 0
+	}
+	return strings.Count(p, "/") + 1
 }
 
 func same(a, b []string) bool {

@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestFollow(t *testing.T) {
 	noReq := base
 	noReq.Requisites = false
 	tight := base
-	tight.Limits = Limits{MaxURLLen: 40, MaxLevel: 3, MaxRepeat: 1}
+	tight.Limits = Limits{MaxURLLen: 40, MaxLevel: 3, MaxRepeat: 1, MaxSegments: 2}
 	const page = "http://a.example/index.html"
 	tests := []struct {
 		name   string
@@ -56,6 +57,9 @@ func TestFollow(t *testing.T) {
 		{"repeated twice is fine", base, page, Link{URL: "http://a.example/2026/11/11/"}, true, ""},
 		{"repeated one", base, page, Link{URL: "http://a.example/x/x/x"}, false, "repeated segments"},
 		{"repeat in query only", base, page, Link{URL: "http://a.example/p?a/a/a/a"}, true, ""},
+		{"20 segments", base, page, Link{URL: "http://a.example" + segs(20)}, true, ""},
+		{"21 segments", base, page, Link{URL: "http://a.example" + segs(21)}, false, "too many segments"},
+		{"segments (tight)", tight, page, Link{URL: "http://a.example/a/b/c"}, false, "too many segments"},
 		{"private 10/8", base, page, Link{URL: "http://10.0.0.1/", Requisite: true}, false, "private address"},
 		{"private 192.168", base, page, Link{URL: "http://192.168.1.1:8080/x", Requisite: true}, false, "private address"},
 		{"metadata 169.254", base, page, Link{URL: "http://169.254.169.254/latest/", Requisite: true}, false, "private address"},
@@ -115,6 +119,23 @@ func TestRepeats(t *testing.T) {
 	} {
 		if got := Repeats(p); got != want {
 			t.Errorf("Repeats(%q) = %d, want %d", p, got, want)
+		}
+	}
+}
+
+// segs returns a path of n distinct segments.
+func segs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "/s%d", i)
+	}
+	return b.String()
+}
+
+func TestSegments(t *testing.T) {
+	for p, want := range map[string]int{"/": 0, "": 0, "/a": 1, "/a/": 1, "/a/b": 2, "/a//b/": 3} {
+		if got := Segments(p); got != want {
+			t.Errorf("Segments(%q) = %d, want %d", p, got, want)
 		}
 	}
 }

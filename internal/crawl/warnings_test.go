@@ -1,0 +1,97 @@
+package crawl
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var countAttr = regexp.MustCompile(` count=(\d+)`)
+
+// grouped returns the log lines whose message starts with msg and the sum
+// of their counts.
+func grouped(t *testing.T, log, msg string) (lines, total int) {
+	t.Helper()
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, `msg="`+msg) {
+			continue
+		}
+		lines++
+		m := countAttr.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("warning without a count: %s", l)
+		}
+		n, _ := strconv.Atoi(m[1])
+		total += n
+	}
+	return lines, total
+}
+
+// Warnings come one line per cause and pass with a count, never one per
+// URL: a page linking 200 broken pages, then robots.txt unreachable for
+// the whole host.
+func TestWarningsGroupedPerPass(t *testing.T) {
+	v := newEnv(t)
+	var links strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&links, `<a href="/broken/%d">b</a>`, i)
+		v.site.set(fmt.Sprintf("/broken/%d", i), 500, "")
+	}
+	v.site.set("/robots.txt", 200, "User-agent: *\nDisallow: /private/\n")
+	v.site.set("/", 200, links.String())
+	var log syncBuffer
+	v.cfg = func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		c.Profile.Batch = 50
+	}
+	sum := v.crawl(t, time.Hour)
+	lines, total := grouped(t, log.String(), "fetch failed: 500 Internal Server Error")
+	if total != 200 || lines > sum.Cycles || lines == 0 {
+		t.Errorf("500s: %d warning lines counting %d in %d passes; want 200 counted, at most a line a pass:\n%s", lines, total, sum.Cycles, log.String())
+	}
+	if !strings.Contains(log.String(), "first_url="+v.base+"/broken/") {
+		t.Errorf("the first URL of a cause is not named:\n%s", log.String())
+	}
+
+	v.site.set("/robots.txt", 503, "")
+	v.clock = v.clock.Add(48 * time.Hour)
+	log.mu.Lock()
+	log.b.Reset()
+	log.mu.Unlock()
+	sum = v.crawl(t, time.Hour)
+	lines, total = grouped(t, log.String(), "robots.txt unreachable")
+	if total != sum.Errors || total < 50 || lines > sum.Cycles {
+		t.Errorf("robots.txt unreachable: %d warning lines counting %d in %d passes, %d errors:\n%s", lines, total, sum.Cycles, sum.Errors, log.String())
+	}
+	if n := v.hits("/broken/0"); n != 1 {
+		t.Errorf("a page was fetched %d times; robots.txt unreachable must keep the host off limits", n)
+	}
+}
+
+// Causes past the bound are counted together, so a run with ever new
+// kinds of failure still logs a bounded number of lines a pass.
+func TestWarningsBounded(t *testing.T) {
+	var w warnings
+	for i := range maxWarnCauses + 30 {
+		w.note(slog.LevelWarn, fmt.Sprintf("cause %d", i), "http://h/", "i", i)
+		w.note(slog.LevelWarn, fmt.Sprintf("cause %d", i), "http://h/other")
+	}
+	var b syncBuffer
+	w.flush(slog.New(slog.NewTextHandler(&b, nil)))
+	out := b.String()
+	if n := strings.Count(out, "\n"); n != maxWarnCauses+1 {
+		t.Errorf("%d lines, want %d:\n%s", n, maxWarnCauses+1, out)
+	}
+	if !strings.Contains(out, `msg="cause 0" count=2 first_url=http://h/ i=0`) || !strings.Contains(out, `msg="other warnings (too many kinds to list)" count=60`) {
+		t.Errorf("flushed:\n%s", out)
+	}
+	b.b.Reset()
+	w.flush(slog.New(slog.NewTextHandler(&b, nil)))
+	if b.String() != "" {
+		t.Errorf("a second flush repeats: %s", b.String())
+	}
+}
