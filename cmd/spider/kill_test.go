@@ -144,18 +144,8 @@ func TestKeepaliveRace(t *testing.T) {
 // right after it, ends the process at once. The list still parses, with every URL once, and the
 // claims left behind go back at the next pass of any spider.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
-	_, base := newSite(t, sitetest.Options{Topics: 20, Latency: 8 * time.Second})
-	dir := t.TempDir()
+	dir, base, p := slowSpiderFetching(t, 8*time.Second)
 	listPath := filepath.Join(dir, "spider.list")
-	p := startSpider(t, dir, "--profile", "slow", "--start", base+"/", "--delay", "0", "--concurrency", "4", "-v")
-	eventually(t, 20*time.Second, "fetches in flight", func() bool {
-		for _, e := range readList(t, listPath) {
-			if e.Spider == "slow" && e.Level > 0 {
-				return true
-			}
-		}
-		return false
-	})
 	sendSignal(t, p, syscall.SIGTERM)
 	// Two signals sent back to back merge into one (POSIX does not queue a
 	// pending signal): the second comes once the first has been handled.
@@ -183,18 +173,8 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 // group, deliver SIGTERM twice at once. Both ask for one graceful stop: the
 // fetches in flight finish and are recorded, and the run exits 0.
 func TestRepeatedTermStopsGracefully(t *testing.T) {
-	_, base := newSite(t, sitetest.Options{Topics: 20, Latency: 2 * time.Second})
-	dir := t.TempDir()
+	dir, _, p := slowSpiderFetching(t, 2*time.Second)
 	listPath := filepath.Join(dir, "spider.list")
-	p := startSpider(t, dir, "--profile", "slow", "--start", base+"/", "--delay", "0", "--concurrency", "4", "-v")
-	eventually(t, 20*time.Second, "fetches in flight", func() bool {
-		for _, e := range readList(t, listPath) {
-			if e.Spider == "slow" && e.Level > 0 {
-				return true
-			}
-		}
-		return false
-	})
 	sendSignal(t, p, syscall.SIGTERM)
 	eventually(t, 10*time.Second, "the graceful stop starting", func() bool { return strings.Contains(p.output(), "stopping:") })
 	sendSignal(t, p, syscall.SIGTERM)
@@ -208,4 +188,24 @@ func TestRepeatedTermStopsGracefully(t *testing.T) {
 			t.Errorf("claim left after a graceful stop: %+v", e)
 		}
 	}
+}
+
+// slowSpiderFetching starts a slow spider on a site answering in latency
+// and returns once it has fetches in flight beyond the start page: its
+// directory, the site's base URL and the process.
+func slowSpiderFetching(t *testing.T, latency time.Duration) (dir, base string, p *proc) {
+	t.Helper()
+	_, base = newSite(t, sitetest.Options{Topics: 20, Latency: latency})
+	dir = t.TempDir()
+	listPath := filepath.Join(dir, "spider.list")
+	p = startSpider(t, dir, "--profile", "slow", "--start", base+"/", "--delay", "0", "--concurrency", "4", "-v")
+	eventually(t, 20*time.Second, "fetches in flight", func() bool {
+		for _, e := range readList(t, listPath) {
+			if e.Spider == "slow" && e.Level > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	return dir, base, p
 }
