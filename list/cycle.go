@@ -19,6 +19,12 @@ type Add struct {
 	URL   string // canonical
 	Level int
 	Width int // bytes to reserve for the file field; 0 asks Options.Reserve
+	// Hint, if set, says the page changed at or after Hint: a hub
+	// announced it, or a sitemap gave it a lastmod. A line whose copy is
+	// older than Hint is marked hinted (its due becomes the copy's time:
+	// Entry.Hinted), which the claim policy takes as a reason to visit
+	// it soon. A hint is never proof: the visit decides.
+	Hint time.Time
 }
 
 // Result is the outcome of fetching a claimed line.
@@ -27,6 +33,9 @@ type Result struct {
 	State    State     // Downloaded, Archived, Error or Disallowed; 0 returns the claim unfetched
 	File     string    // new copy's path; "" keeps the line's file
 	Modified time.Time // new copy's time; zero keeps the line's time
+	// Due is when the line is next worth a visit (Entry.Due); recorded
+	// with a new Modified, zero when unknown.
+	Due time.Time
 }
 
 // Cycle is one locked pass: append new links, record results, take back
@@ -80,6 +89,7 @@ type CycleStats struct {
 	Due       int       `json:"due"`        // lines due for the picker, claimed or not
 	Claimed   int       `json:"claimed"`    // lines claimed
 	Lowered   int       `json:"lowered"`    // lines given a lower level by an Add
+	Hinted    int       `json:"hinted"`     // lines an Add's Hint marked changed
 	WaitSec   float64   `json:"lock_wait_s"`
 	HeldSec   float64   `json:"lock_held_s"`
 	ScanSec   float64   `json:"scan_s"`     // of the lock held: reading and deciding

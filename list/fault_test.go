@@ -14,9 +14,9 @@ var errInjected = errors.New("injected I/O error")
 
 // faultBase is a list in which spider "a" holds one claim.
 const faultBase = Header + "\n" +
-	"-                    a            0 claimed    -                    http://h/\n" +
-	"h/x.html             -            1 downloaded 2026-11-20T10:00:00Z http://h/x\n" +
-	"-                    -            1 found      -                    http://h/y\n" +
+	"-                    a            0 claimed    -                    -                    http://h/\n" +
+	"h/x.html             -            1 downloaded 2026-11-20T10:00:00Z -                    http://h/x\n" +
+	"-                    -            1 found      -                    -                    http://h/y\n" +
 	"- - 1 found - http://h/squeezed\n"
 
 // faultPass records the claim, appends two links and claims two lines.

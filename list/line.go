@@ -37,7 +37,19 @@ type Entry struct {
 	Level    int       // link distance from a start URL (start URLs are 0)
 	State    State     // see State
 	Modified time.Time // time of the copy in the mirror, UTC, whole seconds; zero = none
-	URL      string    // canonical URL (internal/urlkey)
+	// Due is when the line is worth a visit, UTC, whole seconds; zero =
+	// unknown. With no copy it is when the line was found; with a copy,
+	// when the page is expected to have changed (internal/change), or the
+	// copy's own time when a hub or a sitemap said the page changed since
+	// (see Add.Hint). The claim policy reads it (internal/claim).
+	Due time.Time
+	URL string // canonical URL (internal/urlkey)
+}
+
+// Hinted reports whether something said the page changed after its copy
+// was taken: a hub announced it, a sitemap gave a newer lastmod.
+func (e *Entry) Hinted() bool {
+	return !e.Due.IsZero() && !e.Modified.IsZero() && !e.Due.After(e.Modified)
 }
 
 // MaxLevel is the deepest level a line may have (7 digits).
@@ -55,8 +67,10 @@ const (
 
 const timeLayout = "2006-01-02T15:04:05Z"
 
-// Header is the first line of every list file, format version 1.
-const Header = "# spider-list v1: file spider_id level state last_modification url"
+// Header is the first line of every list file, format version 2.
+// Version 1 had no due field; its lines are read as lines whose due is
+// unknown, and written as version 2 when the file is next rewritten.
+const Header = "# spider-list v2: file spider_id level state last_modification due url"
 
 // ValidSpiderID reports whether id may name a spider: 1 to SpiderWidth
 // characters from [A-Za-z0-9_.-], not starting with '-' or '.'.
@@ -74,9 +88,9 @@ func ValidSpiderID(id string) bool {
 }
 
 // fixedWidth is the length of a line's prefix after the file field: the
-// separators and the padded spider, level, state and time fields.
+// separators and the padded spider, level, state and two time fields.
 func fixedWidth(level int) int {
-	return 1 + SpiderWidth + 1 + len(strconv.Itoa(level)) + 1 + stateWidth + 1 + timeWidth + 1
+	return 1 + SpiderWidth + 1 + len(strconv.Itoa(level)) + 1 + stateWidth + 1 + timeWidth + 1 + timeWidth + 1
 }
 
 // appendPrefix appends e's fields before the URL, the file field padded to
@@ -96,13 +110,18 @@ func appendPrefix(dst []byte, e *Entry, width int) []byte {
 	dst = append(dst, e.State.String()...)
 	dst = pad(dst, stateWidth-(len(dst)-s))
 	dst = append(dst, ' ')
-	if e.Modified.IsZero() {
-		dst = append(dst, '-')
-		dst = pad(dst, timeWidth-1)
-	} else {
-		dst = e.Modified.UTC().AppendFormat(dst, timeLayout)
-	}
+	dst = appendTime(dst, e.Modified)
+	dst = append(dst, ' ')
+	dst = appendTime(dst, e.Due)
 	return append(dst, ' ')
+}
+
+// appendTime appends t as a time field, "-" padded if t is zero.
+func appendTime(dst []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return pad(append(dst, '-'), timeWidth-1)
+	}
+	return t.UTC().AppendFormat(dst, timeLayout)
 }
 
 // AppendLine appends e as one line of the list, newline included, with its

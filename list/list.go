@@ -3,14 +3,14 @@
 // read-modify-write pass at a time, and safe for any number of processes on
 // one machine.
 //
-// # File format, version 1
+// # File format, version 2
 //
 // The first line is the header
 //
-//	# spider-list v1: file spider_id level state last_modification url
+//	# spider-list v2: file spider_id level state last_modification due url
 //
-// Every other line describes one URL, with six fields separated by runs of
-// spaces, the URL last:
+// Every other line describes one URL, with seven fields separated by runs
+// of spaces, the URL last:
 //
 //	file        path of the copy relative to the mirror root, "-" if none
 //	spider_id   the spider that has claimed the line, "-" if unclaimed
@@ -24,13 +24,24 @@
 //	            (the copy keeps its own time in the mirror); for a
 //	            disallowed line, when robots.txt last forbade it; for an
 //	            error line without a copy, when the fetch last failed
+//	due         when the line is worth a visit, same format, "-" if
+//	            unknown: for a line with no copy, when it was found; for
+//	            a copy, when the page is expected to have changed (the
+//	            change model, internal/change); equal to
+//	            last_modification when a hub or a sitemap said the page
+//	            changed after the copy was taken (Entry.Hinted). The
+//	            claim policy (internal/claim) reads it; it is advice,
+//	            never a promise: the profiles' windows bound it.
 //	url         the canonical URL (internal/urlkey): no spaces, one line
 //	            per URL, never two lines for one URL
 //
 // Lines starting with '#' and blank lines are ignored. An example:
 //
-//	127.0.0.1:8080/index.html  -            0 downloaded 2026-11-21T20:00:00Z http://127.0.0.1:8080/
-//	-                          fast         1 claimed    -                    http://127.0.0.1:8080/forum/
+//	127.0.0.1:8080/index.html  -            0 downloaded 2026-11-21T20:00:00Z 2026-11-21T21:10:00Z http://127.0.0.1:8080/
+//	-                          fast         1 claimed    -                    2026-11-21T19:59:58Z http://127.0.0.1:8080/forum/
+//
+// Version 1 lists (no due field) are read as lines whose due is unknown;
+// the first pass that changes such a line rewrites the file as version 2.
 //
 // The states:
 //
@@ -70,10 +81,10 @@
 // The list only grows: lines are appended, never removed or reordered, so a
 // line's byte offset never changes while the file is updated in place. A
 // line's url never changes, and its level only decreases (see Add). Its
-// level, file, spider_id, state and last_modification change in place: every line is written with its file
-// field padded with spaces to the longest path its URL can map to in the
-// mirror (mirror.ReserveLen), spider_id padded to 12 bytes, state to 10 and
-// last_modification to 20, so the part of the line before the URL (its
+// level, file, spider_id, state, last_modification and due change in place:
+// every line is written with its file field padded with spaces to the
+// longest path its URL can map to in the mirror (mirror.ReserveLen),
+// spider_id padded to 12 bytes, state to 10 and both times to 20, so the part of the line before the URL (its
 // prefix) can be rewritten with a single pwrite of the same length. A line
 // whose new prefix does not fit (a hand-edited line with its padding
 // squeezed out, say) makes that pass rewrite the whole file instead, to a

@@ -59,14 +59,14 @@ func FuzzMerge(f *testing.F) {
 					}
 					continue
 				}
-				m.State, m.File, m.Modified = r.State, "h/f", now
+				m.State, m.File, m.Modified, m.Due = r.State, "h/f", now, time.Time{}
 			}
 			// A URL new in this pass gets the lowest level of its adds; a
 			// listed URL keeps its line, moved up to the lowest level of
 			// its adds if that is lower.
 			for _, a := range c.Add {
 				if m := model[a.URL]; m == nil {
-					model[a.URL] = &line{Entry{Level: a.Level, State: Found, URL: a.URL}, len(model)}
+					model[a.URL] = &line{Entry{Level: a.Level, State: Found, Due: now.UTC().Truncate(time.Second), URL: a.URL}, len(model)}
 				} else if a.Level < m.Level {
 					m.Level = a.Level
 				}

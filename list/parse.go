@@ -37,7 +37,7 @@ type view struct {
 	file, spider, url []byte
 	level             int
 	state             State
-	mod               int64 // unix seconds; 0 = none
+	mod, due          int64 // unix seconds; 0 = none
 	urlOff            int   // offset of the URL in the line = length of the prefix
 	// canonical: the line is laid out as AppendLine writes it (the file
 	// field first, every field after it at its fixed width), so its prefix
@@ -46,24 +46,28 @@ type view struct {
 }
 
 // parseLine parses one line without its newline, fields separated by runs
-// of spaces. It is the only parser of the format, and allocates nothing
+// of spaces: seven, or six for a line of version 1 (no due field; a URL
+// starts with "http", a due field never does). It is the only parser of the format, and allocates nothing
 // for a valid line: a pass parses every line of the list, so the common
 // case (a line as AppendLine writes it, an ASCII URL) costs a few word
 // compares per field, and only a line that fails a quick check is looked
 // at again to say what is wrong with it.
 func parseLine(line []byte, v *view) error {
-	var start, end [5]int // the five fields before the URL
-	i := 0
-	for k := range start {
+	var start, end [6]int // the six fields before the URL
+	i, n := 0, 0
+	for ; n < len(start); n++ {
 		i = skipSpaces(line, i)
+		if n == 5 && bytes.HasPrefix(line[i:], []byte("http")) {
+			break // version 1: the URL follows last_modification
+		}
 		j := i
 		for j < len(line) && line[j] != ' ' {
 			j++
 		}
 		if j == i {
-			return fmt.Errorf("%w: %d fields, want 6", errFormat, k)
+			return fmt.Errorf("%w: %d fields, want 7", errFormat, n)
 		}
-		start[k], end[k] = i, j
+		start[n], end[n] = i, j
 		i = j
 	}
 	i = skipSpaces(line, i)
@@ -96,8 +100,16 @@ func parseLine(line []byte, v *view) error {
 			return fmt.Errorf("%w: bad last_modification %q", errFormat, clip(t))
 		}
 	}
+	if n < 6 {
+		return nil // version 1: never canonical, so a write restores the layout
+	}
+	if t := dash(line[start[5]:end[5]]); t != nil {
+		if v.due, ok = parseTime(t); !ok {
+			return fmt.Errorf("%w: bad due %q", errFormat, clip(t))
+		}
+	}
 	v.canonical = start[0] == 0 && start[2] == start[1]+SpiderWidth+1 && start[3] == end[2]+1 &&
-		start[4] == start[3]+stateWidth+1 && v.urlOff == start[4]+timeWidth+1
+		start[4] == start[3]+stateWidth+1 && start[5] == start[4]+timeWidth+1 && v.urlOff == start[5]+timeWidth+1
 	return nil
 }
 
@@ -110,9 +122,9 @@ func checkURL(u []byte) error {
 	case http && printableASCII(u):
 		return nil
 	case len(u) == 0:
-		return fmt.Errorf("%w: 5 fields, want 6", errFormat)
+		return fmt.Errorf("%w: no url field", errFormat)
 	case bytes.IndexByte(u, ' ') >= 0 || bytes.IndexByte(u, '\t') >= 0 || bytes.IndexByte(u, '\r') >= 0:
-		return fmt.Errorf("%w: more than 6 fields", errFormat)
+		return fmt.Errorf("%w: more than 7 fields", errFormat)
 	case !http:
 		return fmt.Errorf("%w: url %q is not http(s)", errFormat, clip(u))
 	case !utf8.Valid(u):
@@ -243,9 +255,7 @@ func daysFromCivil(y, m, d int) (int64, bool) {
 // entry converts v to an Entry whose strings are copies.
 func (v *view) entry() Entry {
 	e := Entry{File: string(v.file), Spider: string(v.spider), Level: v.level, State: v.state, URL: string(v.url)}
-	if v.mod != 0 {
-		e.Modified = time.Unix(v.mod, 0).UTC()
-	}
+	v.times(&e)
 	return e
 }
 
@@ -253,10 +263,17 @@ func (v *view) entry() Entry {
 // outlive the scan step; Clone before keeping it.
 func (v *view) alias() Entry {
 	e := Entry{File: ustr(v.file), Spider: ustr(v.spider), Level: v.level, State: v.state, URL: ustr(v.url)}
+	v.times(&e)
+	return e
+}
+
+func (v *view) times(e *Entry) {
 	if v.mod != 0 {
 		e.Modified = time.Unix(v.mod, 0).UTC()
 	}
-	return e
+	if v.due != 0 {
+		e.Due = time.Unix(v.due, 0).UTC()
+	}
 }
 
 func ustr(b []byte) string {

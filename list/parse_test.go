@@ -68,15 +68,16 @@ func TestParseLineCanonical(t *testing.T) {
 		line      string
 		canonical bool
 	}{
-		{"-                    -            1 found      -                    http://a/b", true},
-		{"a/b.html fast         12 downloaded 2026-11-21T20:00:00Z http://a/b", true},
-		{"a/b.html - 0 found - http://a/b", false},                                            // squeezed
-		{" a/b.html -            1 found      -                    http://a/b", false},        // leading space
-		{"a/b.html -            1 found      -                     http://a/b", false},        // one space too many before the URL
-		{"a/b.html -             1 found      -                    http://a/b", false},        // spider field too wide
-		{"a/b.html -            1  found     -                    http://a/b", false},         // state starts late
-		{"a/b.html -            007 found      -                    http://a/b", true},        // leading zeros are still one field
-		{"a/b.html fast         1 claimed    2026-11-21T20:00:00Z http://a/%D0%BF?q=1", true}, // percent-encoded URL
+		{"-                    -            1 found      -                    -                    http://a/b", true},
+		{"a/b.html fast         12 downloaded 2026-11-21T20:00:00Z 2026-11-22T20:00:00Z http://a/b", true},
+		{"a/b.html fast         12 downloaded 2026-11-21T20:00:00Z http://a/b", false},                             // version 1
+		{"a/b.html - 0 found - http://a/b", false},                                                                 // squeezed
+		{" a/b.html -            1 found      -                    http://a/b", false},                             // leading space
+		{"a/b.html -            1 found      -                     http://a/b", false},                             // one space too many before the URL
+		{"a/b.html -             1 found      -                    http://a/b", false},                             // spider field too wide
+		{"a/b.html -            1  found     -                    http://a/b", false},                              // state starts late
+		{"a/b.html -            007 found      -                    -                    http://a/b", true},        // leading zeros are still one field
+		{"a/b.html fast         1 claimed    2026-11-21T20:00:00Z -                    http://a/%D0%BF?q=1", true}, // percent-encoded URL
 	}
 	for _, tt := range tests {
 		var v view
@@ -98,20 +99,24 @@ func TestParseLineCanonical(t *testing.T) {
 // parseLine to. canonical reports whether the line is laid out as
 // AppendLine writes it.
 func refParse(line string) (e Entry, canonical, ok bool) {
-	var f [5]string
-	var at [5]int
+	var f [6]string
+	var at [6]int
 	rest := line
-	for k := range f {
+	n := 0
+	for ; n < len(f); n++ {
 		field := strings.TrimLeft(rest, " ")
-		n := strings.IndexByte(field, ' ')
-		if n < 0 {
-			n = len(field)
+		if n == 5 && strings.HasPrefix(field, "http") {
+			break // version 1: no due field
 		}
-		if n == 0 {
+		k := strings.IndexByte(field, ' ')
+		if k < 0 {
+			k = len(field)
+		}
+		if k == 0 {
 			return Entry{}, false, false
 		}
-		f[k], at[k] = field[:n], len(line)-len(field)
-		rest = field[n:]
+		f[n], at[n] = field[:k], len(line)-len(field)
+		rest = field[k:]
 	}
 	url := strings.TrimLeft(rest, " ")
 	if url == "" || strings.ContainsAny(url, " \t\r") || !utf8.ValidString(line) ||
@@ -138,18 +143,25 @@ func refParse(line string) (e Entry, canonical, ok bool) {
 	if e.State == 0 || e.State == Claimed && e.Spider == "" {
 		return Entry{}, false, false
 	}
-	if f[4] != "-" {
-		t, err := time.Parse(timeLayout, f[4])
-		if err != nil || t.Format(timeLayout) != f[4] {
+	times := []*time.Time{&e.Modified, &e.Due}
+	for i, field := range f[4:n] {
+		if field == "-" {
+			continue
+		}
+		t, err := time.Parse(timeLayout, field)
+		if err != nil || t.Format(timeLayout) != field {
 			return Entry{}, false, false
 		}
 		if t.Unix() != 0 { // the epoch itself reads as no time, as zero is none
-			e.Modified = t
+			*times[i] = t
 		}
+	}
+	if n < 6 {
+		return e, false, true // version 1 is never canonical
 	}
 	// The file field is padded in bytes (fmt pads in runes); the others are ASCII.
 	filePad := strings.Repeat(" ", at[1]-1-len(f[0]))
-	canonical = line == fmt.Sprintf("%s%s %-12s %s %-10s %-20s %s", f[0], filePad, f[1], f[2], f[3], f[4], url)
+	canonical = line == fmt.Sprintf("%s%s %-12s %s %-10s %-20s %-20s %s", f[0], filePad, f[1], f[2], f[3], f[4], f[5], url)
 	return e, canonical, true
 }
 
@@ -158,8 +170,10 @@ func refParse(line string) (e Entry, canonical, ok bool) {
 func FuzzParseLine(f *testing.F) {
 	e := Entry{File: "a/b.html", Spider: "fast", Level: 3, State: Downloaded, Modified: time.Unix(1e9, 0).UTC(), URL: "http://a/b"}
 	f.Add(string(AppendLine(nil, &e, 20)))
+	f.Add("-                    -            1 found      -                    -                    http://a/b")
 	f.Add("-                    -            1 found      -                    http://a/b")
-	f.Add("-  -            1 claimed    -                    http://a/b")
+	f.Add("-  -            1 claimed    -                    2026-11-21T20:00:00Z http://a/b")
+	f.Add("-  -            1 claimed    -                    httpx://a/b")
 	f.Add("x fa st        1 found      -                    http://a/b")
 	f.Add("-                    -            1 found      -                    http://a/ b")
 	f.Add("a - 0 archived 1970-01-01T00:00:00Z https://a/\xff")

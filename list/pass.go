@@ -139,6 +139,7 @@ func (p *plan) merge(k *scanWorker, st *CycleStats) {
 	st.Dropped += k.stats.Dropped
 	st.TakenBack += k.stats.TakenBack
 	st.Lowered += k.stats.Lowered
+	st.Hinted += k.stats.Hinted
 	st.Due += k.stats.Due
 }
 
@@ -153,7 +154,7 @@ func (p *plan) appendNew(c *Cycle, pend map[string]*pending, reserve func(url st
 			continue
 		}
 		m.exists = true
-		p.fresh = append(p.fresh, Entry{Level: a.Level, State: Found, URL: a.URL})
+		p.fresh = append(p.fresh, Entry{Level: a.Level, State: Found, Due: c.Now.UTC().Truncate(time.Second), URL: a.URL})
 		w := a.Width
 		if w <= 0 {
 			w = reserve(a.URL)
@@ -182,7 +183,21 @@ func record(e *Entry, r *Result) {
 	}
 	if !r.Modified.IsZero() {
 		e.Modified = r.Modified.UTC().Truncate(time.Second)
+		e.Due = time.Time{}
+		if !r.Due.IsZero() {
+			e.Due = r.Due.UTC().Truncate(time.Second)
+		}
 	}
+}
+
+// hint marks e hinted if its copy is older than the hint h (Add.Hint),
+// and reports whether it changed e.
+func hint(e *Entry, h time.Time) bool {
+	if h.IsZero() || e.Modified.IsZero() || !h.After(e.Modified) || e.Hinted() {
+		return false
+	}
+	e.Due = e.Modified
+	return true
 }
 
 // release returns a claim to the pool.
@@ -262,6 +277,10 @@ func (k *scanWorker) line(off int64, v *view) error {
 			if a := p.add; a != nil && a.Level < e.Level {
 				e.Level = a.Level // fewer digits or as many: the prefix still fits
 				k.stats.Lowered++
+				changed = true
+			}
+			if a := p.add; a != nil && hint(e, a.Hint) {
+				k.stats.Hinted++
 				changed = true
 			}
 			if r := p.res; r != nil {

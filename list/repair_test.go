@@ -61,11 +61,11 @@ func TestRepair(t *testing.T) {
 		t.Errorf("pass after repair: %+v", c.Stats)
 	}
 	// A list of another format version is not touched.
-	v2 := listAt(t, "# spider-list v2: something new\nwhatever\n")
+	v2 := listAt(t, "# spider-list v3: something new\nwhatever\n")
 	if _, err := v2.Repair(context.Background(), func(string) bool { return false }, func(string) bool { return false }); err == nil {
 		t.Error("repaired a list of another version")
 	}
-	if b, _ := os.ReadFile(v2.Path()); string(b) != "# spider-list v2: something new\nwhatever\n" {
+	if b, _ := os.ReadFile(v2.Path()); string(b) != "# spider-list v3: something new\nwhatever\n" {
 		t.Error("a list of another version was changed")
 	}
 }

@@ -29,7 +29,8 @@ func checkHeader(path string, line []byte) error {
 	if !bytes.HasPrefix(line, []byte("# spider-list v")) {
 		return &ParseError{Path: path, Line: 1, Err: errors.New("not a spider list: missing header " + Header)}
 	}
-	if !bytes.HasPrefix(line, []byte("# spider-list v1:")) && !bytes.Equal(line, []byte("# spider-list v1")) {
+	v1 := bytes.HasPrefix(line, []byte("# spider-list v1:")) || bytes.Equal(line, []byte("# spider-list v1"))
+	if !v1 && !bytes.HasPrefix(line, []byte("# spider-list v2:")) && !bytes.Equal(line, []byte("# spider-list v2")) {
 		return &ParseError{Path: path, Line: 1, Err: fmt.Errorf("unsupported list version %q", clip(line))}
 	}
 	return nil

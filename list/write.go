@@ -124,7 +124,11 @@ func (l locked) rewrite(f *os.File, end int64, updates []update, appendBuf []byt
 			if off >= end {
 				return nil
 			}
-			if no == 1 || len(line) == 0 || line[0] == '#' {
+			if no == 1 {
+				w.write([]byte(Header + "\n")) // a rewrite writes the current version
+				return nil
+			}
+			if len(line) == 0 || line[0] == '#' {
 				w.write(line)
 				w.write([]byte{'\n'})
 				return nil

@@ -16,7 +16,7 @@ func TestListImportExport(t *testing.T) {
 		t.Errorf("import: exit %d, stderr:\n%s", code, stderr)
 	}
 	code, out, stderr := runCLI(t, dir, "list", "export", "--full")
-	if code != 0 || !strings.HasPrefix(out, "# spider-list v1") || strings.Count(out, " 2 found ") != 3 {
+	if code != 0 || !strings.HasPrefix(out, "# spider-list v2") || strings.Count(out, " 2 found ") != 3 {
 		t.Errorf("export --full: exit %d:\n%s", code, out)
 	}
 	// Imported again at level 0, they move up (a URL's level is the

@@ -75,7 +75,7 @@ func (v *hostileEnv) run(t *testing.T, paths ...string) Summary {
 func (v *hostileEnv) entries(t *testing.T) map[string]list.Entry {
 	t.Helper()
 	out := map[string]list.Entry{}
-	if err := v.list.Scan(context.Background(), func(e *list.Entry) error { out[e.URL] = e.Clone(); return nil }); err != nil {
+	if err := v.list.Scan(context.Background(), func(e *list.Entry) error { c := e.Clone(); out[c.URL] = c; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out

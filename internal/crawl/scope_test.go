@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestScopeRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := map[string]list.State{}
-		v.list.Scan(context.Background(), func(e *list.Entry) error { got[e.URL] = e.State; return nil })
+		v.list.Scan(context.Background(), func(e *list.Entry) error { got[strings.Clone(e.URL)] = e.State; return nil })
 		want := map[string]list.State{v.base + "/": list.Downloaded, v.base + "/keep": list.Downloaded}
 		if requisites {
 			want[osrv.URL+"/x.png"] = list.Downloaded

@@ -77,7 +77,7 @@ func runTrapSite(t *testing.T, h http.HandlerFunc, start string, adjust func(*Co
 		t.Fatalf("the crawl did not end by itself within 60s: %d requests", len(site.requests()))
 	}
 	r := &trapRun{site: site, base: srv.URL, lines: map[string]list.Entry{}, mdir: mdir, summary: sum}
-	if err := l.Scan(context.Background(), func(e *list.Entry) error { r.lines[e.URL] = e.Clone(); return nil }); err != nil {
+	if err := l.Scan(context.Background(), func(e *list.Entry) error { c := e.Clone(); r.lines[c.URL] = c; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	sts, err := list.ReadStatuses(l.Path())
