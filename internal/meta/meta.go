@@ -61,6 +61,30 @@ type Record struct {
 	// new links taken per host per pass), offered again at each visit of
 	// the page until they are taken.
 	Held []Link `json:"held,omitempty"`
+
+	// The change model (internal/change). Visits are the last visits that
+	// could tell whether the page changed since the one before (a 304, or
+	// a 2xx whose body is compared with the last one), oldest first, at
+	// most change.Keep of them; Checks and Changes count all of them.
+	Visits  []Visit `json:"visits,omitempty"`
+	Checks  int     `json:"checks,omitempty"`
+	Changes int     `json:"changes,omitempty"`
+	// Links is the order of the page's links to other pages at its last
+	// visit (internal/change.Links), kept for pages a hub may be: the
+	// next visit compares it to find the links a hub announces.
+	Links string `json:"links,omitempty"`
+	// Announced is when a hub or a sitemap last said the page changed,
+	// zero again after the visit that follows; Lag is how long after the
+	// announcement that visit came (the last one measured).
+	Announced time.Time     `json:"announced,omitzero"`
+	Lag       time.Duration `json:"lag,omitempty"`
+}
+
+// Visit is one visit that could tell whether the page changed: seconds
+// since the visit before, and whether it found a change.
+type Visit struct {
+	After   uint32 `json:"s"`
+	Changed bool   `json:"c,omitempty"`
 }
 
 // Link is a link of a page as found there: its canonical URL, its kind
