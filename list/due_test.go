@@ -66,7 +66,8 @@ func TestDueOfAppendRecordAndHint(t *testing.T) {
 		l := listAt(t, Header+"\n")
 		run(t, l, &Cycle{Spider: "a", Now: found, Add: []Add{{URL: "http://h/a"}}, Pick: allPicker{1}})
 		run(t, l, &Cycle{Spider: "a", Now: found, Results: []Result{{URL: "http://h/a", State: Downloaded, File: "h/a.html", Modified: copyAt, Due: next}}})
-		c := run(t, l, &Cycle{Spider: "b", Now: t0, Add: []Add{{URL: "http://h/a", Hint: tt.hint}}})
+		// The hint counts whichever of the URL's Adds carries it.
+		c := run(t, l, &Cycle{Spider: "b", Now: t0, Add: []Add{{URL: "http://h/a", Level: 0}, {URL: "http://h/a", Level: 2, Hint: tt.hint}}})
 		e := entries(t, l)[0]
 		if e.Hinted() != tt.hinted || (c.Stats.Hinted == 1) != tt.hinted {
 			t.Errorf("hint %v: hinted %v (stats %d), want %v; line %+v", tt.hint, e.Hinted(), c.Stats.Hinted, tt.hinted, e)

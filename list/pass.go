@@ -18,6 +18,7 @@ import (
 // it, and whether a line of the list matched it.
 type pending struct {
 	add    *Add
+	hint   time.Time // the latest Hint of the URL's Adds
 	res    *Result
 	exists bool
 }
@@ -69,16 +70,21 @@ func (l locked) pass(c *Cycle) error {
 }
 
 // pendingOf indexes the pass's Adds and Results by URL. Of several Adds
-// of one URL the shallowest counts, the first of equals; of several
-// Results the last.
+// of one URL the shallowest counts, the first of equals, with the latest
+// of their hints; of several Results the last.
 func pendingOf(c *Cycle) map[string]*pending {
 	pend := make(map[string]*pending, len(c.Add)+len(c.Results))
 	for i := range c.Add {
 		a := &c.Add[i]
-		if p := pend[a.URL]; p == nil {
-			pend[a.URL] = &pending{add: a}
+		p := pend[a.URL]
+		if p == nil {
+			p = &pending{add: a}
+			pend[a.URL] = p
 		} else if p.add == nil || a.Level < p.add.Level {
 			p.add = a
+		}
+		if a.Hint.After(p.hint) {
+			p.hint = a.Hint
 		}
 	}
 	for i := range c.Results {
@@ -279,7 +285,7 @@ func (k *scanWorker) line(off int64, v *view) error {
 				k.stats.Lowered++
 				changed = true
 			}
-			if a := p.add; a != nil && hint(e, a.Hint) {
+			if hint(e, p.hint) {
 				k.stats.Hinted++
 				changed = true
 			}

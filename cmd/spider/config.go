@@ -37,6 +37,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 type ProfileConfig struct {
 	SpiderID    string    `toml:"spider_id"`
 	Window      *Duration `toml:"window"`
+	Longest     *Duration `toml:"longest"`
 	MaxLevel    *int      `toml:"max_level"`
 	Stale       *Duration `toml:"stale"`
 	Batch       *int      `toml:"batch"`

@@ -18,8 +18,8 @@ import (
 // profileDefaults are the built-in profiles. Any other profile must be
 // defined in the config file, and starts from the slow defaults.
 var profileDefaults = map[string]Settings{
-	"fast": {Window: time.Hour, MaxLevel: 3, Stale: 0, Batch: 10},
-	"slow": {Window: 24 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: 50},
+	"fast": {Window: time.Hour, Longest: 24 * time.Hour, MaxLevel: 3, Stale: 0, Batch: 10},
+	"slow": {Window: 24 * time.Hour, Longest: 336 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: 50},
 }
 
 // defaultConcurrencyNoDelay is the default --concurrency with --delay 0.
@@ -36,6 +36,8 @@ type Settings struct {
 	Starts      []string
 	Hosts       []string
 	Window      time.Duration
+	Longest     time.Duration // longest revisit interval of a page that rarely changes
+	HubLevel    int           // pages this deep or shallower are compared for announcements: the fast profile's depth
 	MaxLevel    int
 	Stale       time.Duration
 	Batch       int
@@ -76,7 +78,8 @@ type runFlags struct {
 	profile, config, list, mirror, spiderID   string
 	logFormat                                 string
 	starts                                    []string
-	window, stale, delay, forDur, lease       time.Duration
+	window, longest, stale, delay, forDur     time.Duration
+	lease                                     time.Duration
 	maxLevel, batch, concurrency, cycles, vrb int
 	untilIdle, quiet, version, help           bool
 	noRobots                                  bool
@@ -93,7 +96,8 @@ func newRunFlags() *runFlags {
 	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default: the one the list records, else \"mirror\")")
 	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
-	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this (fast 1h, slow 24h)")
+	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this, or later if they rarely change (fast 1h, slow 24h)")
+	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (fast 24h, slow 336h)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
 	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this first, at any level; 0 = off (slow 336h)")
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
@@ -121,6 +125,10 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	}
 	s.applyConfig(cfg)
 	f.apply(s)
+	if s.Longest < s.Window && !f.fs.Changed("longest") {
+		s.Longest = s.Window // a window set longer than the default's longest
+	}
+	s.HubLevel = hubLevel(s, cfg)
 	// The transport never opens more connections to a host than the
 	// shared cap allows the whole list.
 	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
@@ -211,6 +219,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	if p, ok := cfg.Profile[s.Profile]; ok {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
+		setDur(&s.Longest, p.Longest)
 		setPtr(&s.MaxLevel, p.MaxLevel)
 		setDur(&s.Stale, p.Stale)
 		setPtr(&s.Batch, p.Batch)
@@ -236,6 +245,9 @@ func (f *runFlags) apply(s *Settings) {
 	}
 	if ch("window") {
 		s.Window = f.window
+	}
+	if ch("longest") {
+		s.Longest = f.longest
 	}
 	if ch("max-level") {
 		s.MaxLevel = f.maxLevel
@@ -269,6 +281,8 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("invalid spider id %q", s.SpiderID), "a spider id is 1-12 characters from [A-Za-z0-9_.-]"}
 	case s.Window <= 0:
 		return usageErr{fmt.Errorf("--window must be positive, got %v", s.Window), ""}
+	case s.Longest > 0 && s.Longest < s.Window:
+		return usageErr{fmt.Errorf("--longest (%v) must not be shorter than --window (%v)", s.Longest, s.Window), "leave --longest out to revisit at the window only"}
 	case s.MaxLevel < -1:
 		return usageErr{fmt.Errorf("--max-level must be -1 (no limit) or more, got %d", s.MaxLevel), ""}
 	case s.Stale < 0:
@@ -335,6 +349,20 @@ func setPtr[T any](dst *T, v *T) {
 	}
 }
 
+// hubLevel is how deep pages are compared between visits for the links
+// they announce: as deep as the fast profile reaches (this spider's own
+// limit when it has one), since announcements are what its window is for.
+func hubLevel(s *Settings, cfg *Config) int {
+	if s.MaxLevel >= 0 {
+		return s.MaxLevel
+	}
+	level := profileDefaults["fast"].MaxLevel
+	if p, ok := cfg.Profile["fast"]; ok && p.MaxLevel != nil {
+		level = *p.MaxLevel
+	}
+	return level
+}
+
 func setDur(dst *time.Duration, v *Duration) {
 	if v != nil {
 		*dst = v.Duration
@@ -342,5 +370,5 @@ func setDur(dst *time.Duration, v *Duration) {
 }
 
 func (s *Settings) profile() claim.Profile {
-	return claim.Profile{Name: s.Profile, Window: s.Window, MaxLevel: s.MaxLevel, Stale: s.Stale, Batch: s.Batch}
+	return claim.Profile{Name: s.Profile, Window: s.Window, Longest: s.Longest, MaxLevel: s.MaxLevel, Stale: s.Stale, Batch: s.Batch}
 }

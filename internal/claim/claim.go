@@ -3,13 +3,28 @@
 // own, so the policy can be read and tested as tables.
 //
 // A line is due for a profile when it is unclaimed, within the profile's
-// level limit, and has no copy or a copy older than the profile's window.
-// A profile with a stale bound also takes any line whose copy is older than
-// that bound, whatever its level: this is the slow spider's guarantee that
-// every page is refreshed within the bound. Among due lines the stale ones
-// come first, then the lowest level, then the oldest copy (no copy counts
-// as oldest); the list breaks remaining ties by line order, which is the
-// order of discovery.
+// level limit, and one of:
+//
+//   - it has no copy (it was never visited): a first mirror is never
+//     starved;
+//   - it is hinted: a hub or a sitemap said the page changed after its
+//     copy was taken (list.Entry.Hinted);
+//   - its copy is as old as its revisit interval: the change model's
+//     (the line's due time, internal/change) bounded by the profile's
+//     Window below and its Longest above, or the Window when the line has
+//     no model.
+//
+// A profile with a stale bound also takes, first and whatever its level,
+// any line whose copy is older than the bound, or that has waited longer
+// than the bound for its first visit: this is the guarantee that every
+// page is visited within the bound.
+//
+// Among due lines the stale ones come first (oldest first), then the lines
+// with no copy or a hinted one (lowest level, then longest waiting), then
+// refreshes by the chance the page changed since its copy (its age over
+// its interval: the expected freshness a request buys), then the lowest
+// level and the oldest copy; the list breaks remaining ties by line order,
+// which is the order of discovery.
 package claim
 
 import (
@@ -23,8 +38,14 @@ import (
 // Profile is what distinguishes one kind of spider from another. Profiles
 // are data: fast and slow are two values of this type.
 type Profile struct {
-	Name     string
-	Window   time.Duration // a copy older than this is due
+	Name string
+	// Window is the shortest revisit interval: a copy younger than this
+	// is not due unless hinted; a copy with no change model is due at
+	// this age.
+	Window time.Duration
+	// Longest is the longest revisit interval within the level limit,
+	// however rarely the page changes; 0 means Window (no model).
+	Longest  time.Duration
 	MaxLevel int           // lines deeper than this are not claimed (unless stale); -1 = no limit
 	Stale    time.Duration // a copy older than this is due at any level, first; 0 = off
 	Batch    int           // claim at most this many lines per pass
@@ -68,20 +89,48 @@ func Less(p Profile, now time.Time, a, b *list.Entry) bool {
 	return bs.less(a, b)
 }
 
-// bounds are a profile's thresholds at one instant: a copy modified at or
-// before dueBy is due, at or before staleBy is stale. Comparing times is
-// cheaper than subtracting them, and a pass compares millions.
+// bounds are a profile's thresholds at one instant: a line visited or
+// found at or before staleBy is stale. Comparing times is cheaper than
+// subtracting them, and a pass compares millions.
 type bounds struct {
-	dueBy, staleBy time.Time
-	hasStale       bool
+	now, staleBy    time.Time
+	window, longest time.Duration
+	hasStale        bool
 }
 
 func boundsOf(p Profile, now time.Time) bounds {
-	return bounds{dueBy: now.Add(-p.Window), staleBy: now.Add(-p.Stale), hasStale: p.Stale > 0}
+	longest := max(p.Longest, p.Window)
+	if p.Stale > 0 {
+		longest = min(longest, max(p.Stale, p.Window))
+	}
+	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, longest: longest, hasStale: p.Stale > 0}
+}
+
+// since is when the line last had news: its last visit, or when it was
+// found if it was never visited; zero if unknown (found before the list
+// recorded it), which counts as long ago.
+func since(e *list.Entry) time.Time {
+	if e.Modified.IsZero() {
+		return e.Due
+	}
+	return e.Modified
 }
 
 func (b *bounds) stale(e *list.Entry) bool {
-	return b.hasStale && !e.Modified.IsZero() && !e.Modified.After(b.staleBy)
+	if !b.hasStale {
+		return false
+	}
+	s := since(e)
+	return !s.IsZero() && !s.After(b.staleBy)
+}
+
+// interval is the revisit interval of a line with a copy: its model's,
+// within [window, longest].
+func (b *bounds) interval(e *list.Entry) time.Duration {
+	if e.Due.IsZero() || !e.Due.After(e.Modified) {
+		return b.window
+	}
+	return min(max(e.Due.Sub(e.Modified), b.window), b.longest)
 }
 
 func (b *bounds) due(p Profile, e *list.Entry) bool {
@@ -92,21 +141,53 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 		return true
 	case p.MaxLevel >= 0 && e.Level > p.MaxLevel:
 		return false
+	case e.Modified.IsZero() || e.Hinted():
+		return true
 	}
-	return e.Modified.IsZero() || !e.Modified.After(b.dueBy)
+	return !b.now.Before(e.Modified.Add(b.interval(e)))
+}
+
+// Classes of due lines, most urgent first.
+const (
+	classStale = iota
+	classNew   // no copy, or a hinted one
+	classRefresh
+)
+
+func (b *bounds) class(e *list.Entry) int {
+	switch {
+	case b.stale(e):
+		return classStale
+	case e.Modified.IsZero() || e.Hinted():
+		return classNew
+	}
+	return classRefresh
+}
+
+// odds is how likely the page changed since its copy, as the copy's age
+// over its interval (monotone in the chance 1−e^(−age/interval)).
+func (b *bounds) odds(e *list.Entry) float64 {
+	return float64(b.now.Sub(e.Modified)) / float64(b.interval(e))
 }
 
 func (b *bounds) less(a, c *list.Entry) bool {
-	if sa, sc := b.stale(a), b.stale(c); sa != sc {
-		return sa
+	ka, kc := b.class(a), b.class(c)
+	if ka != kc {
+		return ka < kc
 	}
-	if a.Level != c.Level {
+	if ka == classRefresh {
+		if oa, oc := b.odds(a), b.odds(c); oa != oc {
+			return oa > oc
+		}
+	}
+	if ka != classStale && a.Level != c.Level {
 		return a.Level < c.Level
 	}
-	if a.Modified.IsZero() || c.Modified.IsZero() {
-		return a.Modified.IsZero() && !c.Modified.IsZero()
+	sa, sc := since(a), since(c)
+	if sa.IsZero() || sc.IsZero() {
+		return sa.IsZero() && !sc.IsZero()
 	}
-	return a.Modified.Before(c.Modified)
+	return sa.Before(sc)
 }
 
 // Picker is a list.Picker for profile p at Now. It is safe for the
@@ -165,19 +246,24 @@ func (k *Picker) Max() int {
 }
 
 // NextDue returns when e next becomes due under p, given it is not due at
-// now: the earlier of its window and its stale bound expiring. It returns
-// the zero time for lines that never become due by age (deeper than the
-// level limit with no stale bound, or claimed).
+// now: the earlier of its revisit interval and its stale bound expiring.
+// It returns the zero time for lines that never become due by age (deeper
+// than the level limit with no stale bound, or claimed).
 func NextDue(p Profile, e *list.Entry) time.Time {
-	if e.Spider != "" || e.Modified.IsZero() {
+	at := since(e)
+	if e.Spider != "" || at.IsZero() {
 		return time.Time{}
 	}
+	b := boundsOf(p, at)
 	var next time.Time
 	if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
-		next = e.Modified.Add(p.Window)
+		if e.Modified.IsZero() || e.Hinted() {
+			return at // due already
+		}
+		next = e.Modified.Add(b.interval(e))
 	}
 	if p.Stale > 0 {
-		if s := e.Modified.Add(p.Stale); next.IsZero() || s.Before(next) {
+		if s := at.Add(p.Stale); next.IsZero() || s.Before(next) {
 			next = s
 		}
 	}

@@ -85,8 +85,8 @@ func TestOrder(t *testing.T) {
 		p    Profile
 		want []string
 	}{
-		// Lowest level first; within a level no copy counts as oldest.
-		{fast, []string{"top-new", "top-older"}},
+		// Lines never visited first, lowest level first.
+		{fast, []string{"top-new", "mid-new"}},
 		// The slow profile takes stale lines first, regardless of level.
 		{slow, []string{"ancient-deep", "top-new"}},
 	}
@@ -170,5 +170,74 @@ func TestCounter(t *testing.T) {
 		if c.Due() != picked {
 			t.Errorf("%s: Counter counts %d due, a Picker at the same instant finds %d", tt.name, c.Due(), picked)
 		}
+	}
+}
+
+// The change model (the line's due) sets the revisit interval within the
+// profile's Window and Longest; a hint makes a line due at once; a line
+// waiting for its first visit is stale from when it was found.
+func TestDueWithModel(t *testing.T) {
+	fastM := fast
+	fastM.Longest = 24 * time.Hour
+	slowM := slow
+	slowM.Longest = slow.Stale
+	copyAt := ago(3 * time.Hour)
+	tests := []struct {
+		name string
+		p    Profile
+		e    list.Entry
+		want bool
+	}{
+		{"model says 2h: due at 3h", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(2 * time.Hour)}, true},
+		{"model says 5h: not due at 3h", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(5 * time.Hour)}, false},
+		{"model says 10m: the window holds it to 1h", fastM, list.Entry{State: list.Downloaded, Modified: ago(50 * time.Minute), Due: ago(40 * time.Minute)}, false},
+		{"model says a month: Longest makes it due at a day", fastM, list.Entry{State: list.Downloaded, Modified: ago(25 * time.Hour), Due: ago(25 * time.Hour).Add(720 * time.Hour)}, true},
+		{"no Longest: the window, as without a model", fast, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(5 * time.Hour)}, true},
+		{"slow: a day at least", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(20 * time.Hour), Due: ago(19 * time.Hour)}, false},
+		{"slow: model says 3 days", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(49 * time.Hour), Due: ago(49 * time.Hour).Add(72 * time.Hour)}, false},
+		{"slow: never past the stale bound", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(337 * time.Hour), Due: ago(337 * time.Hour).Add(9000 * time.Hour)}, true},
+		{"hinted: due at once", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Minute), Due: ago(time.Minute)}, true},
+		{"hinted beyond the level limit", fastM, list.Entry{Level: 4, State: list.Downloaded, Modified: ago(time.Minute), Due: ago(time.Minute)}, false},
+		{"found 15 days ago: stale at any level", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Found, Due: ago(360 * time.Hour)}, true},
+		{"found a day ago beyond the limit", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Found, Due: ago(24 * time.Hour)}, false},
+	}
+	for _, tt := range tests {
+		if got := Due(tt.p, &tt.e, now); got != tt.want {
+			t.Errorf("%s: Due = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Under a budget the order decides what is fetched: stale lines, then
+// never-visited and hinted lines, then the refreshes most likely to find a
+// change, whatever their level.
+func TestOrderWithModel(t *testing.T) {
+	p := slow
+	p.Longest, p.Window = p.Stale, time.Hour
+	es := []list.Entry{
+		{URL: "leaf-rarely", Level: 1, State: list.Downloaded, Modified: ago(20 * time.Hour), Due: ago(20 * time.Hour).Add(10 * time.Hour)}, // 2× its interval
+		{URL: "hub-often", Level: 0, State: list.Downloaded, Modified: ago(3 * time.Hour), Due: ago(3 * time.Hour).Add(time.Hour)},          // 3×
+		{URL: "deep-new-later", Level: 5, State: list.Found, Due: ago(time.Minute)},
+		{URL: "deep-new-earlier", Level: 5, State: list.Found, Due: ago(time.Hour)},
+		{URL: "announced", Level: 2, State: list.Downloaded, Modified: ago(2 * time.Hour), Due: ago(2 * time.Hour)},
+		{URL: "waited-too-long", Level: 9, State: list.Found, Due: ago(400 * time.Hour)},
+	}
+	p.Batch = len(es)
+	want := []string{"waited-too-long", "announced", "deep-new-earlier", "deep-new-later", "hub-often", "leaf-rarely"}
+	if got := selectURLs(p, es); !slices.Equal(got, want) {
+		t.Errorf("picked %v, want %v", got, want)
+	}
+}
+
+func TestNextDueWithModel(t *testing.T) {
+	p := fast
+	p.Longest = 24 * time.Hour
+	e := list.Entry{State: list.Downloaded, Modified: ago(time.Hour), Due: now.Add(time.Hour)}
+	if got := NextDue(p, &e); !got.Equal(e.Due) {
+		t.Errorf("NextDue = %v, want the model's %v", got, e.Due)
+	}
+	e.Due = e.Modified.Add(90 * 24 * time.Hour)
+	if got, want := NextDue(p, &e), e.Modified.Add(24*time.Hour); !got.Equal(want) {
+		t.Errorf("NextDue = %v, want Longest's %v", got, want)
 	}
 }

@@ -103,6 +103,10 @@ type Config struct {
 	// (traps.go, internal/trap); a zero budget takes its default, a
 	// negative one is off.
 	Traps trap.Config
+	// HubLevel is the deepest level whose pages' links are compared
+	// between visits to find what they announce (revisit.go); the fast
+	// profile's depth limit; -1 = every level.
+	HubLevel int
 }
 
 // Summary is what a run did.

@@ -36,6 +36,40 @@ type stored struct {
 	// a path where the link shares the page's origin. A record without
 	// (any written before the field was) reads as none held.
 	Held []string `json:"h,omitempty"`
+	// The change model: each visit as its seconds doubled, plus one if
+	// it found a change; the counts; the link order; the announcement
+	// time and the last lag in seconds.
+	Visits    []uint64 `json:"v,omitempty"`
+	Checks    int      `json:"vc,omitempty"`
+	Changes   int      `json:"vx,omitempty"`
+	Links     string   `json:"lk,omitempty"`
+	Announced int64    `json:"an,omitempty"`
+	Lag       int64    `json:"lg,omitempty"`
+}
+
+func encodeVisits(vs []Visit) []uint64 {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]uint64, len(vs))
+	for i, v := range vs {
+		out[i] = uint64(v.After) << 1
+		if v.Changed {
+			out[i]++
+		}
+	}
+	return out
+}
+
+func decodeVisits(vs []uint64) []Visit {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]Visit, len(vs))
+	for i, v := range vs {
+		out[i] = Visit{After: uint32(v >> 1), Changed: v&1 == 1}
+	}
+	return out
 }
 
 func unix(t time.Time) int64 {
@@ -60,6 +94,8 @@ func encode(r Record) ([]byte, error) {
 		LastChanged: unix(r.LastChanged), RetryAt: unix(r.RetryAt), RedirectTo: r.RedirectTo,
 		NotFoundSince: unix(r.NotFoundSince),
 		Held:          encodeLinks(r.URL, r.Held),
+		Visits:        encodeVisits(r.Visits), Checks: r.Checks, Changes: r.Changes, Links: r.Links,
+		Announced: unix(r.Announced), Lag: int64(r.Lag / time.Second),
 	})
 }
 
@@ -75,6 +111,8 @@ func decode(url string, b []byte) (Record, error) {
 		LastChanged: fromUnix(s.LastChanged), RetryAt: fromUnix(s.RetryAt), RedirectTo: s.RedirectTo,
 		NotFoundSince: fromUnix(s.NotFoundSince),
 		Held:          decodeLinks(url, s.Held),
+		Visits:        decodeVisits(s.Visits), Checks: s.Checks, Changes: s.Changes, Links: s.Links,
+		Announced: fromUnix(s.Announced), Lag: time.Duration(s.Lag) * time.Second,
 	}, nil
 }
 

@@ -1,0 +1,145 @@
+package change
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/meta"
+)
+
+func TestObserveKeepsTheLastVisits(t *testing.T) {
+	var rec meta.Record
+	for i := range Keep + 5 {
+		rec = Observe(rec, time.Duration(i+1)*time.Minute, i%2 == 0)
+	}
+	rec = Observe(rec, 0, true) // no interval: nothing to learn
+	if len(rec.Visits) != Keep || rec.Checks != Keep+5 || rec.Changes != (Keep+6)/2 {
+		t.Fatalf("visits %d, checks %d, changes %d", len(rec.Visits), rec.Checks, rec.Changes)
+	}
+	if rec.Visits[0].After != 6*60 || rec.Visits[Keep-1].After != uint32(Keep+5)*60 {
+		t.Errorf("kept visits %v … %v, want the last %d", rec.Visits[0], rec.Visits[Keep-1], Keep)
+	}
+}
+
+func TestRateEdges(t *testing.T) {
+	hour := uint32(3600)
+	tests := []struct {
+		name   string
+		visits []meta.Visit
+		want   float64 // changes per hour
+	}{
+		{"no visits", nil, 0},
+		{"never changed over 4 hours", []meta.Visit{{After: hour}, {After: 3 * hour}}, 0.5 / 4},
+		{"changed at each of 2 hourly visits", []meta.Visit{{After: hour, Changed: true}, {After: hour, Changed: true}}, math.Log(5)},
+		// One change in two hourly visits: the MLE solves 1/(e^λ−1) = 1.
+		{"one of two hourly visits changed", []meta.Visit{{After: hour, Changed: true}, {After: hour}}, math.Log(2)},
+	}
+	for _, tt := range tests {
+		if got := Rate(tt.visits) * 3600; math.Abs(got-tt.want) > 1e-6*max(1, tt.want) {
+			t.Errorf("%s: %.6f changes an hour, want %.6f", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Visited at irregular (exponential) intervals, a page changing as a
+// Poisson process gets its rate back within a few percent.
+func TestRateRecoversPoissonRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, rate := range []float64{1.0 / 600, 1.0 / 3600, 1.0 / 86400} { // per second
+		var visits []meta.Visit
+		for range 4000 {
+			gap := rng.ExpFloat64() / rate // visits about as often as changes
+			changed := rng.Float64() < -math.Expm1(-rate*gap)
+			visits = append(visits, meta.Visit{After: uint32(max(gap, 1)), Changed: changed})
+		}
+		if got := Rate(visits); math.Abs(got/rate-1) > 0.08 {
+			t.Errorf("rate %.3g/s estimated as %.3g/s", rate, got)
+		}
+	}
+}
+
+func TestIntervalAndNext(t *testing.T) {
+	if got := Interval(nil, time.Hour); got != time.Hour {
+		t.Errorf("no visits: %v, want the prior", got)
+	}
+	day := uint32(86400)
+	never := []meta.Visit{{After: day}, {After: day}}
+	if got := Interval(never, time.Hour); got != 4*24*time.Hour {
+		t.Errorf("unchanged over two days: %v, want four days", got)
+	}
+	at := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	var sum float64
+	const n = 20000
+	for i := range n {
+		j := Jitter("http://h/"+string(rune('a'+i%26)), at.Add(time.Duration(i)*time.Second))
+		if j < 0.5 {
+			t.Fatalf("jitter %v below 0.5", j)
+		}
+		sum += j
+	}
+	if mean := sum / n; math.Abs(mean-1) > 0.03 {
+		t.Errorf("mean jitter %.3f, want 1", mean)
+	}
+	next := Next("http://h/a", at, never, time.Hour)
+	if d := next.Sub(at); d < 2*24*time.Hour || d != time.Duration(float64(4*24*time.Hour)*Jitter("http://h/a", at)) {
+		t.Errorf("Next after %v", d)
+	}
+}
+
+func TestAnnounced(t *testing.T) {
+	tests := []struct {
+		name        string
+		before, now []string
+		want        []string
+	}{
+		{"first visit", nil, []string{"a", "b"}, nil},
+		{"same order", []string{"a", "b", "c"}, []string{"a", "b", "c"}, nil},
+		{"new link", []string{"a", "b"}, []string{"n", "a", "b"}, []string{"n"}},
+		{"bumped to the top", []string{"a", "b", "c", "d"}, []string{"c", "a", "b", "d"}, []string{"c"}},
+		{"removed above: others shift, no news", []string{"a", "b", "c"}, []string{"a", "c"}, nil},
+		{"one moved down: those it passed count as moved up", []string{"a", "b", "c"}, []string{"b", "c", "a"}, []string{"b", "c"}},
+		{"repeats count once", []string{"a", "b"}, []string{"b", "a", "b", "a"}, []string{"b"}},
+	}
+	for _, tt := range tests {
+		prev := ""
+		if tt.before != nil {
+			prev = Links(tt.before)
+		}
+		if got := Announced(prev, tt.now); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := Announced("not base64!", []string{"a"}); got != nil {
+		t.Errorf("unreadable order: %q", got)
+	}
+}
+
+func FuzzAnnounced(f *testing.F) {
+	f.Add("a b c", "c a b")
+	f.Fuzz(func(t *testing.T, before, now string) {
+		b, n := fields(before), fields(now)
+		got := Announced(Links(b), n)
+		if len(got) > len(n) {
+			t.Fatalf("announced %d of %d links", len(got), len(n))
+		}
+		for _, u := range got {
+			if !slices.Contains(n, u) {
+				t.Fatalf("announced %q, not a link of the page", u)
+			}
+		}
+		if len(b) > 0 && len(b) <= MaxLinks && slices.Equal(b, n) && got != nil {
+			t.Fatalf("same links announced %q", got)
+		}
+	})
+}
+
+func fields(s string) []string {
+	var out []string
+	for _, r := range s {
+		out = append(out, string(r))
+	}
+	return out
+}

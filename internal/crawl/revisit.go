@@ -1,0 +1,64 @@
+package crawl
+
+import (
+	"time"
+
+	"github.com/spider-mirror/spider/internal/change"
+	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/meta"
+)
+
+// A visit that reached a page (a 2xx or a 304) teaches its change model
+// (internal/change) whether the page changed since the visit before, and
+// sets when the page is next worth a visit: the line's due, which the
+// claim policy bounds by each profile's windows (internal/claim). A page
+// with no history yet is given the profile's window if it is a page, and
+// its longest interval if it is anything else (an image, a style sheet):
+// requisites are fetched when new and refreshed rarely.
+
+// revisit updates the model in rec for a visit at now that found the page
+// changed or not, and sets the result's due.
+func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, now time.Time) {
+	before := o.job.rec
+	if !before.LastOK.IsZero() && before.LastOK.Before(now) {
+		*rec = change.Observe(*rec, now.Sub(before.LastOK), changed)
+	}
+	if !before.Announced.IsZero() {
+		rec.Lag, rec.Announced = now.Sub(before.Announced), time.Time{}
+	}
+	prior := e.cfg.Profile.Window
+	if !isHTML(rec.MediaType) {
+		prior = max(e.cfg.Profile.Longest, prior)
+	}
+	o.res.Due = change.Next(o.job.en.URL, now, rec.Visits, prior)
+}
+
+// announce compares the links of a changed page within the hub levels
+// with their order at the visit before, and hints the list that the pages
+// it announces (new links, links moved up) changed: the links' Adds carry
+// the hint, so only links the crawl follows are hinted.
+func (e *Engine) announce(o *outcome, rec *meta.Record, links []extract.Link, now time.Time) {
+	if e.cfg.HubLevel >= 0 && o.job.en.Level > e.cfg.HubLevel {
+		return
+	}
+	var pages []string
+	for _, l := range links {
+		if l.Kind == extract.Page {
+			pages = append(pages, e.follow.traps.cfg.Strip(l.URL))
+		}
+	}
+	news := change.Announced(o.job.rec.Links, pages)
+	rec.Links = change.Links(pages)
+	if len(news) == 0 {
+		return
+	}
+	hinted := make(map[string]bool, len(news))
+	for _, u := range news {
+		hinted[u] = true
+	}
+	for i := range o.adds {
+		if hinted[o.adds[i].URL] {
+			o.adds[i].Hint = now
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package crawl
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/change"
+)
+
+// A visit sets the line's due from the change model: at first the window
+// for a page and the longest interval for an image; a page seen not to
+// change is given longer and longer; one seen to change, shorter.
+func TestRevisitSetsDue(t *testing.T) {
+	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Profile.Longest = 24 * time.Hour }
+	v.site.set("/", 200, `<a href="/a">a</a><img src="/i.png">`)
+	v.site.set("/a", 200, "a")
+	v.site.set("/i.png", 200, "png")
+	v.crawl(t, time.Hour)
+	page, img := v.line(t, v.base+"/a"), v.line(t, v.base+"/i.png")
+	if want := time.Duration(float64(time.Hour) * change.Jitter(page.URL, v.clock)); page.Due.Sub(page.Modified) != want.Truncate(time.Second) &&
+		page.Due.Sub(page.Modified) != want.Truncate(time.Second)+time.Second {
+		t.Errorf("page due %v after its copy, want the window jittered: %v", page.Due.Sub(page.Modified), want)
+	}
+	if d := img.Due.Sub(img.Modified); d < 12*time.Hour {
+		t.Errorf("image due %v after its copy, want about a day", d)
+	}
+	// Visited again 2h later, unchanged: the interval grows past the window.
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	a := v.line(t, v.base+"/a")
+	rec := v.history(t, "/a")
+	if rec.Checks != 1 || rec.Changes != 0 || len(rec.Visits) != 1 {
+		t.Fatalf("history after an unchanged visit: checks %d changes %d visits %v", rec.Checks, rec.Changes, rec.Visits)
+	}
+	if d := a.Due.Sub(a.Modified); d < 2*time.Hour {
+		t.Errorf("unchanged page due %v after its copy, want at least 2h (4h jittered)", d)
+	}
+	// It changes at each of the next visits: the interval shrinks.
+	for i := range 3 {
+		v.clock = v.clock.Add(5 * 24 * time.Hour)
+		v.site.set("/a", 200, "a, edit "+string(rune('1'+i)))
+		v.crawl(t, time.Hour)
+	}
+	if rec := v.history(t, "/a"); rec.Changes != 3 {
+		t.Fatalf("changes %d, want 3", rec.Changes)
+	}
+	if a2 := v.line(t, v.base+"/a"); a2.Due.Sub(a2.Modified) > 3*24*time.Hour {
+		t.Errorf("page changed at each visit due %v after its copy, want sooner", a2.Due.Sub(a2.Modified))
+	}
+}
+
+// A hub that bumps a link to its top hints the list that the page
+// changed; the links that merely follow are not hinted.
+func TestHubAnnouncesBump(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a><a href="/b">b</a><a href="/c">c</a>`)
+	for _, p := range []string{"/a", "/b", "/c"} {
+		v.site.set(p, 200, p)
+	}
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.site.set("/", 200, `<a href="/c">c, edited</a><a href="/a">a</a><a href="/b">b</a>`)
+	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // only the hub is visited
+	v.crawl(t, time.Hour)
+	if c := v.line(t, v.base+"/c"); !c.Hinted() {
+		t.Errorf("bumped link not hinted: %+v", c)
+	}
+	for _, p := range []string{"/a", "/b"} {
+		if e := v.line(t, v.base+p); e.Hinted() {
+			t.Errorf("%s hinted, it only moved down: %+v", p, e)
+		}
+	}
+	if rec := v.history(t, "/"); rec.Links == "" {
+		t.Error("the hub's link order was not kept")
+	}
+}
