@@ -12,14 +12,16 @@ import (
 type Status struct {
 	Profile   string  `json:"profile"`
 	WindowSec float64 `json:"window_s"`
-	MaxLevel  int     `json:"max_level"`
-	StaleSec  float64 `json:"stale_s"`
-	Batch     int     `json:"batch"`
-	Fetched   int     `json:"fetched"`
-	Unchanged int     `json:"unchanged"`
-	Errors    int     `json:"errors"`
-	Archived  int     `json:"archived"`
-	InFlight  int     `json:"in_flight"`
+	// LongestSec is the profile's longest revisit interval (claim.Profile.Longest).
+	LongestSec float64 `json:"longest_s,omitempty"`
+	MaxLevel   int     `json:"max_level"`
+	StaleSec   float64 `json:"stale_s"`
+	Batch      int     `json:"batch"`
+	Fetched    int     `json:"fetched"`
+	Unchanged  int     `json:"unchanged"`
+	Errors     int     `json:"errors"`
+	Archived   int     `json:"archived"`
+	InFlight   int     `json:"in_flight"`
 	// Lines robots.txt forbade, recorded disallowed without a request.
 	Disallowed int `json:"disallowed"`
 	// Since this spider started: pages it found gone in the last 24 hours,
@@ -36,5 +38,5 @@ type Status struct {
 // ClaimProfile returns the profile the status was published with.
 func (s *Status) ClaimProfile() claim.Profile {
 	return claim.Profile{Name: s.Profile, Window: time.Duration(s.WindowSec * float64(time.Second)),
-		MaxLevel: s.MaxLevel, Stale: time.Duration(s.StaleSec * float64(time.Second)), Batch: s.Batch}
+		Longest: time.Duration(s.LongestSec * float64(time.Second)), MaxLevel: s.MaxLevel, Stale: time.Duration(s.StaleSec * float64(time.Second)), Batch: s.Batch}
 }
