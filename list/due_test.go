@@ -77,3 +77,24 @@ func TestDueOfAppendRecordAndHint(t *testing.T) {
 		}
 	}
 }
+
+// A pass counts the lines never visited that another live spider holds:
+// a spider that stops when idle waits for their visits.
+func TestFirstElsewhere(t *testing.T) {
+	l := listAt(t, Header+"\n")
+	other, err := LockSpider(l.Path(), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Unlock()
+	run(t, l, &Cycle{Spider: "b", Now: t0, Add: []Add{{URL: "http://h/new"}, {URL: "http://h/seen"}}, Pick: allPicker{2}})
+	run(t, l, &Cycle{Spider: "b", Now: t0, Results: []Result{{URL: "http://h/seen", State: Downloaded, File: "h/s", Modified: t0}}})
+	c := run(t, l, &Cycle{Spider: "a", Now: t0})
+	if c.Stats.FirstElsewhere != 1 {
+		t.Errorf("FirstElsewhere = %d, want 1 (the unvisited line b holds)", c.Stats.FirstElsewhere)
+	}
+	other.Unlock()
+	if c := run(t, l, &Cycle{Spider: "a", Now: t0}); c.Stats.FirstElsewhere != 0 || c.Stats.TakenBack != 1 {
+		t.Errorf("after b died: FirstElsewhere %d, taken back %d; want 0 and 1", c.Stats.FirstElsewhere, c.Stats.TakenBack)
+	}
+}

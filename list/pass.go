@@ -146,6 +146,7 @@ func (p *plan) merge(k *scanWorker, st *CycleStats) {
 	st.TakenBack += k.stats.TakenBack
 	st.Lowered += k.stats.Lowered
 	st.Hinted += k.stats.Hinted
+	st.FirstElsewhere += k.stats.FirstElsewhere
 	st.Due += k.stats.Due
 }
 
@@ -309,6 +310,8 @@ func (k *scanWorker) line(off int64, v *view) error {
 			release(e)
 			k.stats.TakenBack++
 			changed = true
+		} else if e.Spider != c.Spider && e.Modified.IsZero() {
+			k.stats.FirstElsewhere++
 		}
 	}
 	if changed {

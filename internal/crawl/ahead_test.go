@@ -79,6 +79,7 @@ func TestFetchAheadLeavesOthersClaims(t *testing.T) {
 	v := newEnv(t)
 	aheadOn, once := make(chan struct{}), sync.Once{}
 	v.cfg = func(c *Config) {
+		c.Flush = 200 * time.Millisecond // idle, it looks once more for the other's first visit
 		c.Logger = slog.New(logHook(func(r slog.Record) {
 			r.Attrs(func(a slog.Attr) bool {
 				if r.Message == "fetching ahead" && a.Key == "on" && a.Value.Bool() {

@@ -72,7 +72,7 @@ type Config struct {
 	MaxLinks    int           // links taken from one page
 	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); <0 = none
 	AheadBytes  int64         // bytes of copies fetched ahead held for a pass to claim, past which fetching ahead pauses
-	UntilIdle   bool          // stop once nothing is due and nothing is in flight
+	UntilIdle   bool          // stop once nothing is due, nothing is in flight, and no other spider holds a line never visited
 	MaxCycles   int           // stop after this many passes; 0 = no limit
 	StopGrace   time.Duration // on stop, wait this long for fetches in flight
 	// StorageBackoff is the first wait after the mirror could not be

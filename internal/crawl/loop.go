@@ -41,6 +41,7 @@ type run struct {
 	lastPass         time.Time     // when the last pass ended
 	spacing          time.Duration // passes while fetching ahead are this far apart
 	idleUntil        time.Time     // nothing to do: the next pass waits until then
+	elsewhere        [2]int        // at the last idle pass: lines never visited that other spiders hold, and the list's lines
 	stopping         bool          // no more claims
 	over             bool          // the loop ends once no pass is under way
 	err              error

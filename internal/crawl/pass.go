@@ -215,11 +215,21 @@ func (r *run) afterPass(p passResult) {
 			r.idleUntil = until // backing off, not idle: try again then
 			return
 		}
-		if e.cfg.UntilIdle {
+		// Other spiders' first visits may bring links: an idle spider
+		// looks again as often as a spider records its results, and
+		// one that stops when idle waits for them while they progress.
+		seen := [2]int{c.Stats.FirstElsewhere, c.Stats.Lines}
+		waitOthers := seen[0] > 0 && seen != r.elsewhere
+		r.elsewhere = seen
+		if e.cfg.UntilIdle && !waitOthers {
 			r.over = true
 			return
 		}
-		r.idleUntil = time.Now().Add(r.idleWait(c)) // passDue reads the real clock
+		wait := r.idleWait(c)
+		if seen[0] > 0 {
+			wait = min(wait, e.cfg.Flush)
+		}
+		r.idleUntil = time.Now().Add(wait) // passDue reads the real clock
 	}
 }
 
