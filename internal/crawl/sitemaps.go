@@ -33,9 +33,9 @@ import (
 //     turn (polite.go), with the user agent, conditional on the
 //     validators of its last read, and never into the mirror or the list;
 //   - a file is read again only once every spider of the list has let it
-//     be for Config.SitemapEvery (its record in LIST.meta, under
-//     sitemapKey, says when it may be read again), sooner after a
-//     transient failure;
+//     be for the reader's Config.SitemapEvery (its record in LIST.meta,
+//     under sitemapKey, says when it was last read), sooner after a
+//     transient failure (sitemapDue);
 //   - a host's read costs at most sitemapFiles files, sitemapURLs URLs
 //     and sitemapBytes bytes once decompressed, each file at most the
 //     protocol's limits (internal/sitemap);
@@ -50,9 +50,10 @@ import (
 type sitemapRead struct {
 	origin string
 	adds   []list.Add
-	files  int // files fetched with a 2xx answer
-	listed int // entries of the url sets read
-	hinted int // adds with a lastmod
+	taken  map[string]bool // the adds' URLs
+	files  int             // files fetched with a 2xx answer
+	listed int             // entries of the url sets read
+	hinted int             // adds with a lastmod
 }
 
 // sitemapBudget is what is left of one host's read.
@@ -143,7 +144,7 @@ func (e *Engine) readSitemap(ctx context.Context, rd *sitemapRead, origin, u str
 		e.log.Warn("sitemap history not read; reading it whole", "url", u, "err", err)
 	}
 	r := old[sitemapKey(u)]
-	if now.Before(r.RetryAt) {
+	if !sitemapDue(r, now, e.sitemapEvery()) {
 		return nil, nil // read lately, by this spider or another
 	}
 	b.files--
@@ -151,7 +152,7 @@ func (e *Engine) readSitemap(ctx context.Context, rd *sitemapRead, origin, u str
 	if ctx.Err() != nil {
 		return nil, nil
 	}
-	r = sitemapRecord(r, u, resp, err, now, e.sitemapEvery())
+	r = sitemapRecord(r, u, resp, err, now)
 	switch {
 	case fetch.NotModified(err):
 		e.log.Info("sitemap unchanged", "url", u)
@@ -202,9 +203,13 @@ func (e *Engine) takeSitemap(rd *sitemapRead, origin, u string, body []byte, b *
 	now := e.cfg.Now()
 	for _, en := range entries {
 		c, ok := e.sitemapTakes(en.Loc, u, origin)
-		if !ok {
+		if !ok || rd.taken[c] {
 			continue
 		}
+		if rd.taken == nil {
+			rd.taken = map[string]bool{}
+		}
+		rd.taken[c] = true
 		a := list.Add{URL: c, Level: 1}
 		if !en.Lastmod.IsZero() {
 			a.Hint = en.Lastmod
@@ -261,10 +266,10 @@ func (e *Engine) sitemapAllowed(ctx context.Context, u string) bool {
 }
 
 // sitemapRecord is the record of a sitemap's read at now: its validators,
-// and when it may be read again: after every, or sooner after a
-// transient failure.
-func sitemapRecord(r meta.Record, u string, resp *fetch.Response, err error, now time.Time, every time.Duration) meta.Record {
-	r.URL, r.Attempts, r.LastAttempt, r.RetryAt = sitemapKey(u), r.Attempts+1, now, now.Add(every)
+// when it was read, and, after a transient failure, when it may be read
+// again.
+func sitemapRecord(r meta.Record, u string, resp *fetch.Response, err error, now time.Time) meta.Record {
+	r.URL, r.Attempts, r.LastAttempt, r.RetryAt = sitemapKey(u), r.Attempts+1, now, time.Time{}
 	var he *fetch.HTTPError
 	switch {
 	case err == nil:
@@ -278,9 +283,26 @@ func sitemapRecord(r meta.Record, u string, resp *fetch.Response, err error, now
 		r.Status, r.Error = 0, err.Error()
 	}
 	if err != nil && fetch.Transient(err) {
-		r.RetryAt = now.Add(min(every, sitemapRetry))
+		r.RetryAt = now.Add(sitemapRetry)
 	}
 	return r
+}
+
+// sitemapDue reports whether a sitemap whose record is r may be read at
+// now by a spider that lets sitemaps be for every: each spider applies
+// its own interval to the last read of any of them, so a slow spider's
+// read never holds a fast one back longer than its own window. After a
+// transient failure it is sooner: at the record's retry time, or every,
+// whichever comes first.
+func sitemapDue(r meta.Record, now time.Time, every time.Duration) bool {
+	if r.LastAttempt.IsZero() {
+		return true
+	}
+	next := r.LastAttempt.Add(every)
+	if !r.RetryAt.IsZero() && r.RetryAt.Before(next) {
+		next = r.RetryAt
+	}
+	return !now.Before(next)
 }
 
 // sitemapEvery is how long a sitemap is let be after a read.

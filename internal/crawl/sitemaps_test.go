@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -132,7 +133,7 @@ func TestSitemapLastmodHints(t *testing.T) {
 		cfg(c)
 		c.Profile.MaxLevel = 0 // the start page alone is claimed: the lines stay as the sitemap left them
 	}
-	v.crawl(t, 3*time.Hour)
+	v.crawl(t, time.Hour)
 	if en := v.line(t, b+"/orphan"); !en.Hinted() {
 		t.Errorf("/orphan with a lastmod newer than its copy: %+v, want hinted", en)
 	}
@@ -155,5 +156,51 @@ func TestSitemapsOff(t *testing.T) {
 	v.crawl(t, time.Hour)
 	if n := v.hits("/sitemap_index.xml") + v.hits("/sitemap.xml"); n != 0 {
 		t.Errorf("sitemaps requested %d times with sitemaps off", n)
+	}
+}
+
+func TestSitemapDue(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		rec   meta.Record
+		now   time.Time
+		every time.Duration
+		want  bool
+	}{
+		{"never read", meta.Record{}, t0, time.Hour, true},
+		{"read within the window", meta.Record{LastAttempt: t0}, t0.Add(59 * time.Minute), time.Hour, false},
+		{"read a window ago", meta.Record{LastAttempt: t0}, t0.Add(time.Hour), time.Hour, true},
+		{"a slow spider's read does not hold a fast one back", meta.Record{LastAttempt: t0}, t0.Add(2 * time.Hour), time.Hour, true},
+		{"a fast spider's read holds a slow one back", meta.Record{LastAttempt: t0}, t0.Add(2 * time.Hour), 24 * time.Hour, false},
+		{"after a transient failure, its retry time", meta.Record{LastAttempt: t0, RetryAt: t0.Add(15 * time.Minute)}, t0.Add(15 * time.Minute), 24 * time.Hour, true},
+		{"before it", meta.Record{LastAttempt: t0, RetryAt: t0.Add(15 * time.Minute)}, t0.Add(14 * time.Minute), 24 * time.Hour, false},
+		{"a window shorter than the retry wait", meta.Record{LastAttempt: t0, RetryAt: t0.Add(15 * time.Minute)}, t0.Add(10 * time.Minute), 10 * time.Minute, true},
+	}
+	for _, tt := range tests {
+		if got := sitemapDue(tt.rec, tt.now, tt.every); got != tt.want {
+			t.Errorf("%s: due %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A sitemap is read again conditionally, with the validators of its last
+// read, and a 304 keeps what the list has; without a Sitemap line in
+// robots.txt, /sitemap.xml is read.
+func TestSitemapConditional(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, "home")
+	v.site.set("/sitemap.xml", 200, urlset(smURL(v.base+"/listed", "2026-11-20")))
+	v.site.set("/listed", 200, "listed")
+	v.site.etag["/sitemap.xml"] = `"v1"`
+	v.cfg = func(c *Config) { c.Sitemaps = true }
+	v.crawl(t, time.Hour)
+	if en := v.line(t, v.base+"/listed"); en.Level != 1 || en.State != list.Downloaded {
+		t.Errorf("/listed: %+v, want mirrored at level 1", en)
+	}
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	if n, nm := v.hits("/sitemap.xml"), v.site.notMod["/sitemap.xml"]; n != 2 || nm != 1 {
+		t.Errorf("/sitemap.xml requested %d times, %d answered 304; want 2, the second conditional", n, nm)
 	}
 }
