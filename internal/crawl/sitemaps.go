@@ -102,7 +102,9 @@ func (e *Engine) readSitemaps(ctx context.Context, origin string) sitemapRead {
 		e.log.Info("sitemaps: the host's budget for one read is spent; the rest is read next time", "host", hostOf(origin),
 			"files", sitemapFiles, "urls", sitemapURLs, "bytes", sitemapBytes)
 	}
-	e.obs.sitemapRead(hostOf(origin), rd, e.cfg.Now())
+	if len(recs) > 0 {
+		e.obs.sitemapRead(hostOf(origin), rd, e.cfg.Now())
+	}
 	return rd
 }
 
@@ -115,6 +117,7 @@ func (e *Engine) sitemapsOf(ctx context.Context, origin string) []string {
 		if err != nil || rules.DisallowsAll() {
 			return nil // stopping, or the host is off limits for now
 		}
+		e.polite.setCrawlDelay(hostOf(origin), rules.CrawlDelay) // before its first sitemap, as before its first page
 		named = rules.Sitemaps
 	}
 	var out []string
@@ -262,7 +265,11 @@ func (e *Engine) sitemapAllowed(ctx context.Context, u string) bool {
 	}
 	scheme, _, _ := strings.Cut(u, "://")
 	rules, _, err := e.robotsCache().Rules(ctx, scheme+"://"+hostOf(u))
-	return err == nil && rules.Allowed(u)
+	if err != nil {
+		return false
+	}
+	e.polite.setCrawlDelay(hostOf(u), rules.CrawlDelay)
+	return rules.Allowed(u)
 }
 
 // sitemapRecord is the record of a sitemap's read at now: its validators,

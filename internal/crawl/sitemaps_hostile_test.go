@@ -1,8 +1,11 @@
 package crawl
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spider-mirror/spider/internal/hostile"
 )
@@ -54,4 +57,27 @@ func TestHostileSitemaps(t *testing.T) {
 	if n := v.site.Hits("/sitemap-deeper.xml") + v.site.Hits("/sitemap-index.xml"); n != 1 {
 		t.Errorf("the index read %d times with the nested index's sitemap, want the index once and nothing nested", n)
 	}
+}
+
+// Sitemap requests are paced like pages: robots.txt's Crawl-delay spaces
+// them from the first one on, whichever of the reader and the workers
+// asked for robots.txt first.
+func TestSitemapsPaced(t *testing.T) {
+	var site *hostile.Site
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { site.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	site = hostile.New(hostile.Options{Robots: "User-agent: *\nDisallow:\nCrawl-delay: 0.2\nSitemap: " + srv.URL +
+		"/sitemap-nested.xml\nSitemap: " + srv.URL + "/sitemap-foreign.xml\n"})
+	v := newHostile(t, hostile.Options{})
+	v.site, v.base = site, srv.URL
+	v.cfg = func(c *Config) { c.Sitemaps = true }
+	v.run(t, "/ok-after-bad")
+	if e := v.line(t, "/nested-page"); e.Level != 1 || site.Hits("/nested-page") != 1 {
+		t.Errorf("/nested-page: %+v, requested %d times; want level 1, requested once", e, site.Hits("/nested-page"))
+	}
+	reqs := site.Requests()
+	if n := site.HitsPrefix("/sitemap-"); n != 3 {
+		t.Errorf("%d sitemap requests, want the two robots.txt names and the one the index lists", n)
+	}
+	gaps(t, reqs, 200*time.Millisecond)
 }
