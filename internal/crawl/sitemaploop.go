@@ -71,6 +71,8 @@ func (r *run) startSitemaps() {
 	ctx, cancel := context.WithCancel(r.ctx)
 	q.reading, q.cancel = true, cancel
 	e := r.e
+	// The loop's: it ends by sending its answer on mapDone, which the
+	// loop, or drain once the loop is over, receives; drain cancels ctx.
 	go func() {
 		defer cancel()
 		r.mapDone <- e.readSitemaps(ctx, origin)
