@@ -98,9 +98,10 @@ type Config struct {
 	HostConns    int           // requests in flight to one host, all spiders of the list together
 	MaxSlowDown  time.Duration // cap on how far a 429/503 pushes a host's next request
 	// Sitemaps are read as hints (sitemaps.go): the URLs they list are
-	// added at level 1, their lastmod marks copies older than it. A
-	// sitemap is read again once every spider of the list has let it be
-	// for SitemapEvery; 0 = the profile's window, 1 h to 24 h.
+	// added at level 1, their lastmod marks copies older than it. This
+	// spider reads a sitemap again once SitemapEvery has passed since
+	// any spider of the list read it; 0 = the profile's window, 1 h to
+	// 24 h.
 	Sitemaps     bool
 	SitemapEvery time.Duration
 	// Which links are followed (scope.go): patterns, requisites, limits.

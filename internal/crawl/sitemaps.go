@@ -32,10 +32,10 @@ import (
 //   - each file is a request to its host like a page's: in the host's
 //     turn (polite.go), with the user agent, conditional on the
 //     validators of its last read, and never into the mirror or the list;
-//   - a file is read again only once every spider of the list has let it
-//     be for the reader's Config.SitemapEvery (its record in LIST.meta,
-//     under sitemapKey, says when it was last read), sooner after a
-//     transient failure (sitemapDue);
+//   - a file is read again only once the reader's Config.SitemapEvery
+//     has passed since any spider of the list read it (its record in
+//     LIST.meta, under sitemapKey, says when), sooner after a transient
+//     failure (sitemapDue);
 //   - a host's read costs at most sitemapFiles files, sitemapURLs URLs
 //     and sitemapBytes bytes once decompressed, each file at most the
 //     protocol's limits (internal/sitemap);
