@@ -17,6 +17,9 @@ import (
 // not read, and every request carries the user agent.
 func TestHostileSitemaps(t *testing.T) {
 	v := newHostile(t, hostile.Options{Sitemaps: true})
+	// Time enough for the site to make 60,000 URLs on a busy machine
+	// under the race detector: what is tested is what is read of them.
+	v.fetch.Timeout, v.fetch.HeaderTimeout = 30*time.Second, 10*time.Second
 	v.cfg = func(c *Config) {
 		c.Sitemaps = true
 		c.Profile.MaxLevel = 0 // the home page alone is fetched: what the sitemaps added stays in the list

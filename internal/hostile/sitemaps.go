@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"net/http"
@@ -58,16 +57,16 @@ func (s *Site) sitemapCase(w http.ResponseWriter, r *http.Request, p string) boo
 			}
 		}
 	case p == "/sitemap-many.xml.gz":
+		// Streamed as it is made: the headers go at once.
 		w.Header().Set("Content-Type", "application/gzip")
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
+		w.WriteHeader(http.StatusOK)
+		zw := gzip.NewWriter(w)
 		zw.Write([]byte("<urlset>"))
 		for i := range SitemapMany {
 			fmt.Fprintf(zw, "<url><loc>%s/sitemap-page/%d</loc></url>\n", base, i)
 		}
 		zw.Write([]byte("</urlset>"))
 		zw.Close()
-		w.Write(b.Bytes())
 	case p == "/sitemap-deep.xml":
 		set("<urlset><url>" + strings.Repeat("<a>", 100_000) + "</url></urlset>")
 	case p == "/sitemap-foreign.xml":
