@@ -98,3 +98,23 @@ func TestFirstElsewhere(t *testing.T) {
 		t.Errorf("after b died: FirstElsewhere %d, taken back %d; want 0 and 1", c.Stats.FirstElsewhere, c.Stats.TakenBack)
 	}
 }
+
+// Two Adds of one URL in a pass, a link without a hint and a sitemap's
+// with one, in either order and at any levels: the hint counts.
+func TestHintOfDuplicateAdds(t *testing.T) {
+	copyAt := mustTime("2026-11-20T10:00:00Z")
+	hint := copyAt.Add(time.Hour)
+	for _, adds := range [][]Add{
+		{{URL: "http://h/a", Level: 1}, {URL: "http://h/a", Level: 1, Hint: hint}},
+		{{URL: "http://h/a", Level: 1, Hint: hint}, {URL: "http://h/a", Level: 0}},
+		{{URL: "http://h/a", Level: 2, Hint: copyAt}, {URL: "http://h/a", Level: 1, Hint: hint}, {URL: "http://h/a", Level: 1}},
+	} {
+		l := listAt(t, Header+"\n")
+		run(t, l, &Cycle{Spider: "a", Now: t0, Add: []Add{{URL: "http://h/a", Level: 3}}, Pick: allPicker{1}})
+		run(t, l, &Cycle{Spider: "a", Now: t0, Results: []Result{{URL: "http://h/a", State: Downloaded, File: "h/a.html", Modified: copyAt}}})
+		run(t, l, &Cycle{Spider: "b", Now: t0, Add: adds})
+		if e := entries(t, l)[0]; !e.Hinted() || e.Level > 1 {
+			t.Errorf("adds %+v: line %+v, want hinted at the shallowest level", adds, e)
+		}
+	}
+}

@@ -95,6 +95,7 @@ type ScopeConfig struct {
 	Exclude    []string `toml:"exclude"`
 	SkipCGI    *bool    `toml:"skip_cgi"`
 	Requisites *bool    `toml:"requisites"`
+	Sitemaps   *bool    `toml:"sitemaps"` // read the sites' sitemaps as hints
 	// Families of site machinery followed all the same (trap.Families).
 	Follow []string `toml:"follow"`
 }

@@ -60,6 +60,7 @@ type Settings struct {
 
 	Polite     PoliteSettings
 	Scope      scope.Config // Hosts unused: see Hosts
+	Sitemaps   bool         // read sitemaps as hints ([scope] sitemaps, --no-sitemaps)
 	NewPerHost int          // links taken per host per pass
 	// Defences against machinery and endless URL spaces; a budget of 0
 	// is off (crawl.Config.Traps takes -1 for that).
@@ -83,7 +84,7 @@ type runFlags struct {
 	lease                                     time.Duration
 	maxLevel, batch, concurrency, cycles, vrb int
 	untilIdle, quiet, version, help           bool
-	noRobots                                  bool
+	noRobots, noSitemaps                      bool
 	hostConns                                 int
 }
 
@@ -105,6 +106,7 @@ func newRunFlags() *runFlags {
 	fs.IntVar(&f.concurrency, "concurrency", 0, "fetches at once (default 4; 16 with --delay 0)")
 	fs.DurationVar(&f.delay, "delay", 0, "minimum time between requests to one host (default 1s)")
 	fs.BoolVar(&f.noRobots, "no-robots", false, "ignore robots.txt (for your own site only)")
+	fs.BoolVar(&f.noSitemaps, "no-sitemaps", false, "do not read the sites' sitemaps for pages and their lastmod")
 	fs.IntVar(&f.hostConns, "host-connections", 0, "requests in flight to one host, all spiders of the list together (default 4)")
 	fs.DurationVar(&f.lease, "lease", 0, "take back the claims of a spider silent this long (default 10m)")
 	fs.DurationVar(&f.forDur, "for", 0, "stop after this long")
@@ -179,6 +181,7 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 	s.Scope = scope.Config{Requisites: true, Limits: scope.Limits{MaxURLLen: scope.DefaultMaxURLLen,
 		MaxLevel: scope.DefaultMaxLevel, MaxRepeat: scope.DefaultMaxRepeat, MaxSegments: scope.DefaultMaxSegments}}
 	s.NewPerHost = 5000
+	s.Sitemaps = true
 	s.Traps = trap.Config{SimilarPages: crawl.DefaultSimilarPages, DateURLs: crawl.DefaultDateURLs, QueryShapes: crawl.DefaultQueryShapes}
 	return &s, nil
 }
@@ -213,6 +216,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 	s.Scope.Exclude = append(s.Scope.Exclude, cfg.Scope.Exclude...)
 	setPtr(&s.Scope.SkipCGI, cfg.Scope.SkipCGI)
 	setPtr(&s.Scope.Requisites, cfg.Scope.Requisites)
+	setPtr(&s.Sitemaps, cfg.Scope.Sitemaps)
 	setPtr(&s.Scope.Limits.MaxURLLen, cfg.Limits.MaxURLLength)
 	setPtr(&s.Scope.Limits.MaxLevel, cfg.Limits.MaxLinkLevel)
 	setPtr(&s.Scope.Limits.MaxRepeat, cfg.Limits.MaxRepeat)
@@ -271,6 +275,9 @@ func (f *runFlags) apply(s *Settings) {
 	}
 	if ch("no-robots") {
 		s.Polite.Robots = !f.noRobots
+	}
+	if ch("no-sitemaps") {
+		s.Sitemaps = !f.noSitemaps
 	}
 	if ch("host-connections") {
 		s.Polite.HostConns = f.hostConns

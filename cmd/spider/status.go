@@ -36,6 +36,7 @@ type Status struct {
 	FrequentErrors  []crawl.ErrorCount    `json:"frequent_errors"`        // most frequent first
 	Filtered        map[string]int        `json:"filtered"`               // reason -> distinct links the defences cut, summed over spiders
 	CappedPatterns  []crawl.CappedPattern `json:"capped_patterns"`        // URL patterns whose links are no longer taken
+	Sitemaps        []crawl.SitemapHost   `json:"sitemaps"`               // by host: what the spiders' sitemap reads found
 	Spiders         []list.SpiderStatus   `json:"spiders"`                // every spider that ran on the list
 	Files           FileSizes             `json:"files"`                  // bytes on disk of the list and the files beside it
 	StalledLock     *StalledLock          `json:"stalled_lock,omitempty"` // the list's lock, if one process has held it for long
@@ -149,6 +150,7 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
 	st.ArchivedFrom = "spiders"
 	st.Filtered, st.CappedPatterns = mergeFiltered(published)
+	st.Sitemaps = mergeSitemaps(published)
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
 		for _, c := range due {
@@ -324,6 +326,7 @@ func printStatus(w io.Writer, st *Status) error {
 		}
 	}
 	printFiltered(w, st)
+	printSitemaps(w, st)
 	return nil
 }
 

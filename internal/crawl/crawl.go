@@ -20,7 +20,10 @@
 //   - a pass (pass.go) runs on a goroutine of its own, one at a time, with
 //     a list.Cycle the loop built and does not touch until the pass answers;
 //   - a group commit (commit.go) runs on a goroutine of its own, one at a
-//     time, with the outcomes the loop handed it.
+//     time, with the outcomes the loop handed it;
+//   - a read of one host's sitemaps (sitemaps.go, sitemaploop.go) runs on
+//     a goroutine of its own, one at a time, for a host the loop queued;
+//     its URLs go to the next pass.
 //
 // The loop waits for every one of them before Run returns. Shared helpers
 // with a lock of their own serve all of them: the hosts in scope (scope.go),
@@ -94,6 +97,13 @@ type Config struct {
 	IgnoreRobots bool          // fetch what robots.txt forbids (for one's own site)
 	HostConns    int           // requests in flight to one host, all spiders of the list together
 	MaxSlowDown  time.Duration // cap on how far a 429/503 pushes a host's next request
+	// Sitemaps are read as hints (sitemaps.go): the URLs they list are
+	// added at level 1, their lastmod marks copies older than it. This
+	// spider reads a sitemap again once SitemapEvery has passed since
+	// any spider of the list read it; 0 = the profile's window, 1 h to
+	// 24 h.
+	Sitemaps     bool
+	SitemapEvery time.Duration
 	// Which links are followed (scope.go): patterns, requisites, limits.
 	// Scope.Hosts is ignored (Hosts above rules); a start URL on a private
 	// or loopback address allows links to such addresses.

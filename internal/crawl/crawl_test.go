@@ -26,6 +26,10 @@ type fakeSite struct {
 	status map[string]int
 	body   map[string]string
 	hits   map[string]int
+	// etag, if set for a path, is sent with its answer, and a request
+	// whose If-None-Match names it is answered 304 (counted in notMod).
+	etag   map[string]string
+	notMod map[string]int
 }
 
 func (s *fakeSite) set(path string, status int, body string) {
@@ -39,7 +43,15 @@ func (s *fakeSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st, ok := s.status[r.URL.Path]
 	body := s.body[r.URL.Path]
 	s.hits[r.URL.Path]++
+	etag := s.etag[r.URL.Path]
+	if etag != "" && r.Header.Get("If-None-Match") == etag {
+		s.notMod[r.URL.Path]++
+		st = http.StatusNotModified
+	}
 	s.mu.Unlock()
+	if etag != "" {
+		w.Header().Set("ETag", etag)
+	}
 	if !ok {
 		st = http.StatusNotFound
 	}
@@ -75,7 +87,7 @@ func (v *env) hits(path string) int {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	site := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
+	site := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}, etag: map[string]string{}, notMod: map[string]int{}}
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
 	l, m, mdir := openListMirror(t)

@@ -38,6 +38,20 @@ const (
 	aheadPerWorker = 256
 )
 
+// The cost of reading one host's sitemaps (sitemaps.go) at most, all its
+// files together, each file within the protocol's own limits (50,000
+// URLs, 50 MB): a hostile sitemap (a gzip bomb, millions of URLs, an
+// index of thousands of files) costs no more than this, and a large
+// site's newest sitemaps are read first. After a transient failure a
+// sitemap is read again after sitemapRetry, else after
+// Config.SitemapEvery (default: the profile's window, 1 h to 24 h).
+const (
+	sitemapFiles = 50
+	sitemapURLs  = 200_000
+	sitemapBytes = 200 << 20
+	sitemapRetry = 15 * time.Minute
+)
+
 // A page answering 404 is archived after DefaultArchiveAfter such
 // answers, the first and the last at least DefaultArchiveSpan apart (the
 // fast profile's window), with no success between: a 404 for a few

@@ -158,6 +158,17 @@ func (q *jobs) forPass() ([]list.Add, map[string]bool) {
 	return adds, q.ahead.carry()
 }
 
+// queueAdds queues lines for the next pass that no page links to (a
+// sitemap lists them): they are not fetched ahead, and keep their hints.
+func (q *jobs) queueAdds(adds []list.Add) {
+	if len(adds) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.adds = append(q.adds, adds...)
+}
+
 // putBack returns the links of a pass that failed, for the next one.
 func (q *jobs) putBack(adds []list.Add) {
 	q.mu.Lock()

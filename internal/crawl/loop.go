@@ -46,8 +46,10 @@ type run struct {
 	over             bool          // the loop ends once no pass is under way
 	err              error
 
-	outcomes   chan *outcome  // from the workers
-	knownDone  chan knownFill // from the goroutine reading the list's visited lines (adapt)
+	maps       sitemapQueue     // sitemaps to read, and the read under way (sitemaploop.go)
+	mapDone    chan sitemapRead // from the goroutine reading a host's sitemaps
+	outcomes   chan *outcome    // from the workers
+	knownDone  chan knownFill   // from the goroutine reading the list's visited lines (adapt)
 	passDone   chan passResult
 	commitDone chan committed
 }
@@ -114,7 +116,7 @@ func newRun(e *Engine, ctx context.Context) *run {
 		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log),
 		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
-		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1),
+		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),
 	}
 }
 
@@ -132,6 +134,7 @@ func (r *run) loop() {
 		if !r.committing && len(r.ready) > 0 {
 			r.startCommit()
 		}
+		r.startSitemaps()
 		var wake <-chan time.Time
 		if !r.passing {
 			if at := r.wakeAt(now); !at.IsZero() {
@@ -151,6 +154,8 @@ func (r *run) loop() {
 			r.committed(c)
 		case k := <-r.knownDone:
 			r.filled(k)
+		case rd := <-r.mapDone:
+			r.sitemapsRead(rd)
 		case <-wake:
 		case <-done:
 			done = nil
@@ -250,6 +255,7 @@ func (r *run) publishProgress() {
 func (r *run) drain(cancelFetches func()) {
 	e := r.e
 	r.stopping = true
+	r.stopSitemaps() // what it read goes into the last pass
 	if r.ctx.Err() != nil && len(r.inflight) > 0 {
 		e.log.Info("stopping: waiting for the fetches in flight", "in_flight", len(r.inflight), "at_most", e.cfg.StopGrace)
 	}

@@ -153,7 +153,7 @@ func (r *run) status(now time.Time) []byte {
 	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), MaxLevel: p.MaxLevel,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
 		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,
-		FrequentErrors: errs, Disallowed: s.Disallowed, Filtered: cut, CappedPatterns: capped})
+		FrequentErrors: errs, Disallowed: s.Disallowed, Filtered: cut, CappedPatterns: capped, Sitemaps: r.e.obs.sitemaps()})
 	return b
 }
 
@@ -201,6 +201,7 @@ func (r *run) afterPass(p passResult) {
 	}
 	r.sent = len(js)
 	r.jobs.addClaimed(js)
+	r.wantSitemaps(c.Claimed, c.Now)
 	e.follow.newPass()
 	r.offerHeld(epoch)
 	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
@@ -221,7 +222,7 @@ func (r *run) afterPass(p passResult) {
 		seen := [2]int{c.Stats.FirstElsewhere, c.Stats.Lines}
 		waitOthers := seen[0] > 0 && seen != r.elsewhere
 		r.elsewhere = seen
-		if e.cfg.UntilIdle && !waitOthers {
+		if e.cfg.UntilIdle && !waitOthers && !r.maps.busy() {
 			r.over = true
 			return
 		}

@@ -34,6 +34,8 @@ type observations struct {
 	warns    *warnings // grouped by cause, flushed after each pass (warnings.go)
 	progress *progress // totals for Progress, published by the loop
 
+	maps sitemapObs // sitemaps read, by host (sitemaploop.go)
+
 	mu        sync.Mutex
 	archivals []Archival
 	hosts     map[string]*HostTime

@@ -33,6 +33,8 @@ type Status struct {
 	// reason, and the URL patterns it capped (traps.go).
 	Filtered       map[string]int  `json:"filtered,omitempty"`
 	CappedPatterns []CappedPattern `json:"capped_patterns,omitempty"`
+	// Since this spider started: its reads of each host's sitemaps.
+	Sitemaps []SitemapHost `json:"sitemaps,omitempty"`
 }
 
 // ClaimProfile returns the profile the status was published with.

@@ -31,6 +31,7 @@
 //	/etag               a page with an ETag and Last-Modified that answers conditional GETs
 //	                    with 304 until Site.Change("/etag") gives it a new version
 //	/private-links      links to 10.0.0.1, 192.168.1.1, 169.254.169.254, [::1], localhost, ftp:, file:
+//	/sitemap-...        hostile sitemaps, linked from nowhere (sitemaps.go)
 //
 // Every other path is 404. With SetHealthy(true) every case path but
 // /etag serves a plain, well-formed page instead ("good copy of PATH"), so
@@ -61,6 +62,7 @@ type Options struct {
 	BombSize   int64         // decoded size of /gzip-bomb; default 256 MiB
 	BigSize    int64         // size of /big; default 100 MB
 	FailFirst  int           // failures before /503-then-200 and /404-then-200 answer 200; default 1
+	Sitemaps   bool          // robots.txt ends with a Sitemap line naming /sitemap-index.xml (sitemaps.go)
 }
 
 // Request is one logged request.
@@ -238,6 +240,9 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 				body += "Crawl-delay: " + strconv.FormatFloat(s.opt.CrawlDelay.Seconds(), 'f', -1, 64) + "\n"
 			}
 		}
+		if s.opt.Sitemaps {
+			body += "Sitemap: http://" + r.Host + "/sitemap-index.xml\n"
+		}
 		io.WriteString(w, body)
 	case p == "/private/secret":
 		page(w, "secret", "robots.txt forbids this page")
@@ -349,7 +354,9 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 <img src="http://169.254.169.254/latest/meta-data/"> <img src="http://10.0.0.1/x.png"> <a href="http://[::1]:9/">c</a> <a href="http://localhost:9/">d</a>
 <a href="ftp://127.0.0.1/x">e</a> <a href="file:///etc/passwd">f</a> <a href="javascript:alert(1)">g</a>`)
 	default:
-		http.NotFound(w, r)
+		if !s.sitemapCase(w, r, p) {
+			http.NotFound(w, r)
+		}
 	}
 }
 

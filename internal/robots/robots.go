@@ -24,6 +24,9 @@
 // own: the delay of the group naming the agent, else of the "*" group,
 // capped at MaxCrawlDelay.
 //
+// Sitemap lines, which belong to no group, are kept as Rules.Sitemaps for
+// the crawl to read (internal/crawl/sitemaps.go).
+//
 // A Cache is safe for concurrent use. At most one fetch per host is in
 // flight at a time (singleflight); callers asking for the same host wait
 // for it and share its answer.
@@ -31,6 +34,7 @@ package robots
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +56,14 @@ type Rules struct {
 	all        bool   // disallow everything (robots.txt unreachable)
 	CrawlDelay time.Duration
 	Status     int // HTTP status robots.txt was answered with; 0 if unreachable
+	// Sitemaps are the absolute http(s) URLs of its Sitemap lines, which
+	// apply to every agent, in file order, each once, at most
+	// MaxSitemaps of them.
+	Sitemaps []string
 }
+
+// MaxSitemaps caps the Sitemap lines of one robots.txt that are kept.
+const MaxSitemaps = 100
 
 // AllowAll is the rule set of a host without a robots.txt.
 func AllowAll(status int) *Rules { return &Rules{Status: status} }
@@ -68,32 +79,54 @@ func Parse(body []byte, agent string) *Rules {
 	}
 	r := &Rules{body: normalizeBody(string(body)), agent: agent, Status: 200}
 	r.CrawlDelay = CrawlDelay(r.body, agent)
-	if !anyDisallow(r.body) {
+	var found bool
+	found, r.Sitemaps = scan(r.body)
+	if !found {
 		r.body = "" // allows everything: Allowed need not match each URL
 	}
 	return r
 }
 
-// disallows is a grobotstxt.ParseHandler that looks for a Disallow line
-// with a value: a robots.txt without one allows every URL to every agent
-// (an empty Disallow allows everything), whatever its groups say, and
-// most sites' robots.txt forbid nothing ("User-agent: *" and "Disallow:").
-type disallows struct{ found bool }
-
-// anyDisallow reports whether body has a Disallow line with a value.
-func anyDisallow(body string) bool {
-	var d disallows
-	grobotstxt.Parse(body, &d)
-	return d.found
+// scanner is a grobotstxt.ParseHandler that looks for a Disallow line
+// with a value, and collects the Sitemap lines. A robots.txt without such
+// a Disallow line allows every URL to every agent (an empty Disallow
+// allows everything), whatever its groups say, and most sites' robots.txt
+// forbid nothing ("User-agent: *" and "Disallow:").
+type scanner struct {
+	found    bool
+	sitemaps []string
 }
 
-func (d *disallows) HandleRobotsStart()                      {}
-func (d *disallows) HandleRobotsEnd()                        {}
-func (d *disallows) HandleUserAgent(int, string)             {}
-func (d *disallows) HandleAllow(int, string)                 {}
-func (d *disallows) HandleDisallow(_ int, value string)      { d.found = d.found || value != "" }
-func (d *disallows) HandleSitemap(int, string)               {}
-func (d *disallows) HandleUnknownAction(int, string, string) {}
+// scan reports whether body has a Disallow line with a value, and returns
+// its sitemaps (see Rules.Sitemaps).
+func scan(body string) (disallows bool, sitemaps []string) {
+	var d scanner
+	grobotstxt.Parse(body, &d)
+	return d.found, d.sitemaps
+}
+
+func (d *scanner) HandleRobotsStart()                      {}
+func (d *scanner) HandleRobotsEnd()                        {}
+func (d *scanner) HandleUserAgent(int, string)             {}
+func (d *scanner) HandleAllow(int, string)                 {}
+func (d *scanner) HandleDisallow(_ int, value string)      { d.found = d.found || value != "" }
+func (d *scanner) HandleUnknownAction(int, string, string) {}
+
+// HandleSitemap keeps an absolute http(s) URL; the protocol asks for
+// one, so a relative value is ignored rather than guessed at.
+func (d *scanner) HandleSitemap(_ int, value string) {
+	if len(d.sitemaps) >= MaxSitemaps {
+		return
+	}
+	u, err := url.Parse(strings.TrimSpace(value))
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return
+	}
+	s := u.String()
+	if !slices.Contains(d.sitemaps, s) {
+		d.sitemaps = append(d.sitemaps, s)
+	}
+}
 
 // DisallowsAll reports whether r forbids every URL (unreachable robots.txt).
 func (r *Rules) DisallowsAll() bool { return r.all }

@@ -1,6 +1,9 @@
 package robots
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -156,5 +159,35 @@ func TestAllowsAllWithoutMatching(t *testing.T) {
 		if r := Parse([]byte(tt.body), "spider"); (r.body != "") != tt.match {
 			t.Errorf("%q: matched per URL %v, want %v", tt.body, r.body != "", tt.match)
 		}
+	}
+}
+
+func TestSitemaps(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"none", "User-agent: *\nDisallow:\n", nil},
+		{"outside groups and in them, allow-all file", "Sitemap: https://a.example/s1.xml\nUser-agent: *\nDisallow:\nsitemap: http://a.example/s2.xml.gz\n",
+			[]string{"https://a.example/s1.xml", "http://a.example/s2.xml.gz"}},
+		{"with disallow rules", "User-agent: *\nDisallow: /x\nSitemap: https://a.example/s.xml\n", []string{"https://a.example/s.xml"}},
+		{"relative and other schemes ignored", "Sitemap: /s.xml\nSitemap: ftp://a.example/s.xml\nSitemap: https://a.example/ok.xml\n",
+			[]string{"https://a.example/ok.xml"}},
+		{"each once", "Sitemap: https://a.example/s.xml\nSitemap: https://a.example/s.xml\n", []string{"https://a.example/s.xml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Parse([]byte(tt.body), "spider").Sitemaps
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Sitemaps = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	var b strings.Builder
+	for i := range MaxSitemaps + 10 {
+		fmt.Fprintf(&b, "Sitemap: https://a.example/s%d.xml\n", i)
+	}
+	if n := len(Parse([]byte(b.String()), "spider").Sitemaps); n != MaxSitemaps {
+		t.Errorf("%d Sitemap lines kept, want the cap %d", n, MaxSitemaps)
 	}
 }
