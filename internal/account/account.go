@@ -1,0 +1,212 @@
+// Package account says, per host, what the spiders of a list can keep and
+// what it costs: the host's request budget, what each profile's promise
+// costs against it, the estimated share of the mirror that is current, the
+// age of the copies per level, and from the fetch history the requests
+// spent per change caught and how soon announced pages reached the mirror.
+// It is pure: a function of the list's lines (streamed, one Add at a
+// time, so a list of millions of lines costs a few counters per host and
+// level), history records, the profiles, the delays and the clock.
+//
+// The freshness estimate is the one the change model implies: a copy of
+// age a whose page changes on average every interval I is still current
+// with probability e^(−a/I) (a Poisson process of changes, as in
+// internal/change). The interval is read from the line: its due minus
+// its last modification (the model's next visit), within the shortest
+// profile window and the longest stale bound; the window when the line
+// has no model. A hinted line (a hub or a sitemap said the page changed)
+// counts as not current, and so does a line with no copy.
+package account
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/urlkey"
+	"github.com/spider-mirror/spider/list"
+)
+
+// Tally accumulates the lines of a list per host. The zero Tally is not
+// usable; see New. It is not safe for concurrent use.
+type Tally struct {
+	profiles []claim.Profile
+	now      time.Time
+	lo, hi   time.Duration // bounds of a line's interval
+	hosts    map[string]*hostTally
+	last     *hostTally // lines come in runs of one host
+	lastName string
+}
+
+// hostTally is what one host's lines add up to.
+type hostTally struct {
+	lines   int
+	within  []int // per profile: lines within its level limit
+	gone    int   // archived or disallowed: not expected in the mirror
+	copies  int
+	hinted  int
+	current float64 // Σ e^(−age/interval) over copies
+	levels  map[int]*ages
+}
+
+// New returns a Tally of the lines of a list as of now, for the profiles
+// of the spiders that share it.
+func New(profiles []claim.Profile, now time.Time) *Tally {
+	t := &Tally{profiles: profiles, now: now, hosts: map[string]*hostTally{}}
+	for i, p := range profiles {
+		w := p.Window
+		if i == 0 || w < t.lo {
+			t.lo = w
+		}
+		t.hi = max(t.hi, p.Window, p.Longest, p.Stale)
+	}
+	if t.lo <= 0 {
+		t.lo = time.Hour
+	}
+	t.hi = max(t.hi, t.lo)
+	return t
+}
+
+func (t *Tally) host(url string) *hostTally {
+	name := urlkey.Host(url)
+	if t.last != nil && name == t.lastName {
+		return t.last
+	}
+	h := t.hosts[name]
+	if h == nil {
+		name = string([]byte(name)) // the entry's strings are a read buffer
+		h = &hostTally{within: make([]int, len(t.profiles)), levels: map[int]*ages{}}
+		t.hosts[name] = h
+	}
+	t.last, t.lastName = h, name
+	return h
+}
+
+// Add counts one line of the list.
+func (t *Tally) Add(e *list.Entry) {
+	h := t.host(e.URL)
+	h.lines++
+	for i, p := range t.profiles {
+		if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
+			h.within[i]++
+		}
+	}
+	if e.State == list.Archived || e.State == list.Disallowed {
+		h.gone++ // their time is that of the last check, not of a copy
+		return
+	}
+	if e.File == "" || e.Modified.IsZero() {
+		return
+	}
+	h.copies++
+	age := max(t.now.Sub(e.Modified), 0)
+	a := h.levels[e.Level]
+	if a == nil {
+		a = &ages{}
+		h.levels[e.Level] = a
+	}
+	a.add(age)
+	if e.Hinted() {
+		h.hinted++
+		return
+	}
+	h.current += math.Exp(-age.Seconds() / t.interval(e).Seconds())
+}
+
+// interval is the line's expected time between changes: its model's next
+// visit after its copy, within [lo, hi]; lo without a model.
+func (t *Tally) interval(e *list.Entry) time.Duration {
+	if e.Due.IsZero() || !e.Due.After(e.Modified) {
+		return t.lo
+	}
+	return min(max(e.Due.Sub(e.Modified), t.lo), t.hi)
+}
+
+// Lines is what the lines of one host add up to.
+type Lines struct {
+	Lines  int   `json:"lines"`
+	Within []int `json:"-"` // per profile given to New: lines within its level limit
+	Copies int   `json:"copies"`
+	Hinted int   `json:"hinted"` // copies a hub or sitemap said changed since
+	// Expected is the share of the lines expected in the mirror (all but
+	// archived and disallowed ones) whose copy is estimated current.
+	Current float64    `json:"current_share"`
+	Ages    []LevelAge `json:"ages"` // by level, ascending
+}
+
+// LevelAge is the age of the copies of one level.
+type LevelAge struct {
+	Level     int     `json:"level"`
+	Copies    int     `json:"copies"`
+	MedianSec float64 `json:"median_s"`
+	P90Sec    float64 `json:"p90_s"`
+	MaxSec    float64 `json:"max_s"`
+}
+
+// Hosts returns the tally of every host, by name.
+func (t *Tally) Hosts() map[string]Lines {
+	out := make(map[string]Lines, len(t.hosts))
+	for name, h := range t.hosts {
+		l := Lines{Lines: h.lines, Within: h.within, Copies: h.copies, Hinted: h.hinted, Ages: []LevelAge{}}
+		if n := h.lines - h.gone; n > 0 {
+			l.Current = h.current / float64(n)
+		}
+		for lv, a := range h.levels {
+			l.Ages = append(l.Ages, LevelAge{Level: lv, Copies: a.n, MedianSec: a.quantile(0.5).Seconds(),
+				P90Sec: a.quantile(0.9).Seconds(), MaxSec: a.max.Seconds()})
+		}
+		sort.Slice(l.Ages, func(i, j int) bool { return l.Ages[i].Level < l.Ages[j].Level })
+		out[name] = l
+	}
+	return out
+}
+
+// ages is a histogram of copy ages in logarithmic buckets, perBucket per
+// e-fold (about 6% apart), so a level of millions of copies costs a fixed
+// few kilobytes; quantiles are read at a bucket's middle, the maximum is
+// exact.
+type ages struct {
+	n       int
+	max     time.Duration
+	buckets []int32
+}
+
+const perBucket = 16
+
+func bucketOf(d time.Duration) int {
+	s := d.Seconds()
+	if s < 1 {
+		return 0
+	}
+	return 1 + int(math.Log(s)*perBucket)
+}
+
+func (a *ages) add(d time.Duration) {
+	a.n++
+	a.max = max(a.max, d)
+	b := bucketOf(d)
+	if b >= len(a.buckets) {
+		a.buckets = append(a.buckets, make([]int32, b+1-len(a.buckets))...)
+	}
+	a.buckets[b]++
+}
+
+// quantile returns the age below which a share q of the copies lie.
+func (a *ages) quantile(q float64) time.Duration {
+	if a.n == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(q * float64(a.n)))
+	seen := 0
+	for b, c := range a.buckets {
+		seen += int(c)
+		if seen >= max(rank, 1) {
+			if b == 0 {
+				return 0
+			}
+			mid := math.Exp((float64(b-1) + 0.5) / perBucket)
+			return min(time.Duration(mid*float64(time.Second)), a.max)
+		}
+	}
+	return a.max
+}
