@@ -91,7 +91,8 @@ type historian struct {
 
 	mu    sync.Mutex
 	queue []meta.Record
-	last  time.Time // when the last batch was taken
+	news  map[string]time.Time // announcements (announce), earliest per URL
+	last  time.Time            // when the last batch was taken
 	kick  chan struct{}
 }
 
@@ -115,7 +116,7 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 	h.mu.Lock()
 	h.queue = append(h.queue, recs...)
 	since := time.Since(h.last)
-	due := len(h.queue) > 0 && (len(h.queue) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
+	due := len(h.queue)+len(h.news) > 0 && (len(h.queue) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
 	h.mu.Unlock()
 	if !due {
 		return
@@ -126,19 +127,42 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 	}
 }
 
-// flush stores what is queued.
+// announce queues the announcements among adds (those with a Hint: a
+// hub or a sitemap said the page changed then), stored with the next
+// batch so that the visit that follows measures its lag (meta.Announce).
+func (h *historian) announce(adds []list.Add) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range adds {
+		if a.Hint.IsZero() {
+			continue
+		}
+		if h.news == nil {
+			h.news = map[string]time.Time{}
+		}
+		if t, ok := h.news[a.URL]; !ok || a.Hint.Before(t) {
+			h.news[a.URL] = a.Hint
+		}
+	}
+}
+
+// flush stores what is queued: the records, then the announcements, so
+// that a record written by a visit does not overwrite news that came
+// after it.
 func (h *historian) flush() {
 	h.mu.Lock()
-	recs := h.queue
-	h.queue, h.last = nil, time.Now()
+	recs, news := h.queue, h.news
+	h.queue, h.news, h.last = nil, nil, time.Now()
 	h.mu.Unlock()
-	if len(recs) == 0 {
-		return
+	if len(recs) > 0 {
+		if err := h.store.Put(recs); err != nil {
+			// History is a cache (see internal/meta): the spider goes on
+			// without it rather than stall.
+			h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
+		}
 	}
-	if err := h.store.Put(recs); err != nil {
-		// History is a cache (see internal/meta): the spider goes on
-		// without it rather than stall.
-		h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
+	if err := h.store.Announce(news); err != nil {
+		h.log.Warn("announcements not stored; their pages' lag goes unmeasured", "pages", len(news), "err", err)
 	}
 }
 

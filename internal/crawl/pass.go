@@ -82,6 +82,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 // results it records goes to the historian first.
 func (r *run) startPass() {
 	c, carried := r.cycle()
+	r.hist.announce(c.Add)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
 	r.passing, r.idleUntil = true, time.Time{}
@@ -285,6 +286,7 @@ func (r *run) last(stopHistory func()) {
 	}()
 	c, _ := r.cycle()
 	c.ReleaseOwn, c.Pick = true, nil
+	r.hist.announce(c.Add)
 	r.hist.add(r.history, true)
 	r.history = nil
 	go func() {
