@@ -106,9 +106,9 @@ func (p Promise) Text(host string, b Budget) string {
 	var s strings.Builder
 	what := ""
 	if p.Kind == "stale" {
-		what = "stale bound: "
+		what = " (stale bound)"
 	}
-	fmt.Fprintf(&s, "%s %spromises %s URLs", p.Profile, what, Count(float64(p.URLs)))
+	fmt.Fprintf(&s, "%s%s promises %s URLs", p.Profile, what, Count(float64(p.URLs)))
 	if p.MaxLevel >= 0 {
 		fmt.Fprintf(&s, " (level ≤ %d)", p.MaxLevel)
 	}
@@ -136,11 +136,15 @@ func (b Budget) Text() string {
 	if b.Unlimited {
 		return "is not paced (delay 0: no budget)"
 	}
-	why := "delay " + Duration(b.DelaySec)
+	return fmt.Sprintf("allows %s/h (%s)", Count(b.PerHour), b.Why())
+}
+
+// Why says which delay binds: "delay 1s", "robots.txt Crawl-delay 5s".
+func (b Budget) Why() string {
 	if b.CrawlDelaySec > b.SpiderDelaySec {
-		why = "robots.txt Crawl-delay " + Duration(b.CrawlDelaySec)
+		return "robots.txt Crawl-delay " + Duration(b.CrawlDelaySec)
 	}
-	return fmt.Sprintf("allows %s/h (%s)", Count(b.PerHour), why)
+	return "delay " + Duration(b.DelaySec)
 }
 
 // Count writes n rounded, with thousands separated: 4,210.
