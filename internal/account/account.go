@@ -18,8 +18,10 @@
 package account
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
@@ -45,9 +47,14 @@ type hostTally struct {
 	gone    int   // archived or disallowed: not expected in the mirror
 	copies  int
 	hinted  int
-	current float64 // Σ e^(−age/interval) over copies
-	levels  map[int]*ages
+	current float64       // Σ e^(−age/interval) over copies
+	levels  []*ages       // by level, up to maxSliceLevel
+	deep    map[int]*ages // deeper levels (rare)
 }
+
+// maxSliceLevel bounds the levels kept in a slice: a level is at most
+// list.MaxLevel, far too many slots to allocate for a stray deep line.
+const maxSliceLevel = 64
 
 // New returns a Tally of the lines of a list as of now, for the profiles
 // of the spiders that share it.
@@ -75,7 +82,7 @@ func (t *Tally) host(url string) *hostTally {
 	h := t.hosts[name]
 	if h == nil {
 		name = string([]byte(name)) // the entry's strings are a read buffer
-		h = &hostTally{within: make([]int, len(t.profiles)), levels: map[int]*ages{}}
+		h = &hostTally{within: make([]int, len(t.profiles))}
 		t.hosts[name] = h
 	}
 	t.last, t.lastName = h, name
@@ -100,17 +107,33 @@ func (t *Tally) Add(e *list.Entry) {
 	}
 	h.copies++
 	age := max(t.now.Sub(e.Modified), 0)
-	a := h.levels[e.Level]
-	if a == nil {
-		a = &ages{}
-		h.levels[e.Level] = a
-	}
-	a.add(age)
+	h.level(e.Level).add(age)
 	if e.Hinted() {
 		h.hinted++
 		return
 	}
 	h.current += math.Exp(-age.Seconds() / t.interval(e).Seconds())
+}
+
+func (h *hostTally) level(lv int) *ages {
+	if lv >= maxSliceLevel {
+		if h.deep == nil {
+			h.deep = map[int]*ages{}
+		}
+		a := h.deep[lv]
+		if a == nil {
+			a = &ages{}
+			h.deep[lv] = a
+		}
+		return a
+	}
+	if lv >= len(h.levels) {
+		h.levels = append(h.levels, make([]*ages, lv+1-len(h.levels))...)
+	}
+	if h.levels[lv] == nil {
+		h.levels[lv] = &ages{}
+	}
+	return h.levels[lv]
 }
 
 // interval is the line's expected time between changes: its model's next
@@ -151,34 +174,57 @@ func (t *Tally) Hosts() map[string]Lines {
 		if n := h.lines - h.gone; n > 0 {
 			l.Current = h.current / float64(n)
 		}
-		for lv, a := range h.levels {
-			l.Ages = append(l.Ages, LevelAge{Level: lv, Copies: a.n, MedianSec: a.quantile(0.5).Seconds(),
-				P90Sec: a.quantile(0.9).Seconds(), MaxSec: a.max.Seconds()})
+		add := func(lv int, a *ages) {
+			if a != nil {
+				l.Ages = append(l.Ages, LevelAge{Level: lv, Copies: a.n, MedianSec: a.quantile(0.5).Seconds(),
+					P90Sec: a.quantile(0.9).Seconds(), MaxSec: a.max.Seconds()})
+			}
 		}
-		sort.Slice(l.Ages, func(i, j int) bool { return l.Ages[i].Level < l.Ages[j].Level })
+		for lv, a := range h.levels {
+			add(lv, a)
+		}
+		for _, lv := range slices.Sorted(maps.Keys(h.deep)) {
+			add(lv, h.deep[lv])
+		}
 		out[name] = l
 	}
 	return out
 }
 
-// ages is a histogram of copy ages in logarithmic buckets, perBucket per
-// e-fold (about 6% apart), so a level of millions of copies costs a fixed
-// few kilobytes; quantiles are read at a bucket's middle, the maximum is
-// exact.
+// ages is a histogram of copy ages in logarithmic buckets, eight per
+// doubling (the age in seconds' leading bit and the three after it), so a
+// level of millions of copies costs a fixed few kilobytes and a line a
+// few instructions; quantiles are read at a bucket's middle (within about
+// 6%), the maximum is exact.
 type ages struct {
 	n       int
 	max     time.Duration
 	buckets []int32
 }
 
-const perBucket = 16
-
 func bucketOf(d time.Duration) int {
-	s := d.Seconds()
-	if s < 1 {
+	s := uint64(d / time.Second)
+	if s == 0 {
 		return 0
 	}
-	return 1 + int(math.Log(s)*perBucket)
+	e := bits.Len64(s) - 1
+	var m uint64
+	if e >= 3 {
+		m = s >> (e - 3) & 7
+	} else {
+		m = s << (3 - e) & 7
+	}
+	return 1 + 8*e + int(m)
+}
+
+// bucketMid is the middle of bucket b's ages.
+func bucketMid(b int) time.Duration {
+	if b == 0 {
+		return 0
+	}
+	e, m := (b-1)/8, (b-1)%8
+	lo := math.Ldexp(float64(8+m), e-3)
+	return time.Duration(lo * (1 + 1.0/16) * float64(time.Second))
 }
 
 func (a *ages) add(d time.Duration) {
@@ -196,16 +242,12 @@ func (a *ages) quantile(q float64) time.Duration {
 	if a.n == 0 {
 		return 0
 	}
-	rank := int(math.Ceil(q * float64(a.n)))
+	rank := max(int(math.Ceil(q*float64(a.n))), 1)
 	seen := 0
 	for b, c := range a.buckets {
 		seen += int(c)
-		if seen >= max(rank, 1) {
-			if b == 0 {
-				return 0
-			}
-			mid := math.Exp((float64(b-1) + 0.5) / perBucket)
-			return min(time.Duration(mid*float64(time.Second)), a.max)
+		if seen >= rank {
+			return min(bucketMid(b), a.max)
 		}
 	}
 	return a.max

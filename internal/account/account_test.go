@@ -78,8 +78,13 @@ func TestAges(t *testing.T) {
 		e := list.Entry{File: "h/p", State: list.Downloaded, Level: 1, Modified: ago(time.Duration(i) * time.Minute), URL: "http://h/p"}
 		ta.Add(&e)
 	}
+	deep := list.Entry{File: "h/d", State: list.Downloaded, Level: 9_000_000, Modified: ago(time.Minute), URL: "http://h/d"}
+	ta.Add(&deep)
 	a := ta.Hosts()["h"].Ages
-	if len(a) != 1 || a[0].Level != 1 || a[0].Copies != 100 {
+	if len(a) != 2 || a[1].Level != 9_000_000 || a[1].Copies != 1 || a[1].MaxSec != 60 {
+		t.Errorf("a stray deep line's ages: %+v", a)
+	}
+	if len(a) != 2 || a[0].Level != 1 || a[0].Copies != 100 {
 		t.Fatalf("ages %+v", a)
 	}
 	within := func(got, want float64) bool { return math.Abs(got-want) <= 0.07*want }

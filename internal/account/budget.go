@@ -122,11 +122,11 @@ func (p Promise) Text(host string, b Budget) string {
 	case p.Kind == "stale":
 		fmt.Fprintf(&s, ": does not fit by %s; raise the rate (--delay) or lengthen --stale", Percent(p.Over))
 	default:
-		fmt.Fprintf(&s, ": does not fit by %s; raise the rate (--delay), ", Percent(p.Over))
+		fmt.Fprintf(&s, ": does not fit by %s; raise the rate (--delay)", Percent(p.Over))
 		if p.MaxLevel > 0 {
-			s.WriteString("lower --max-level, ")
+			s.WriteString(", lower --max-level,")
 		}
-		s.WriteString("or lengthen --window")
+		s.WriteString(" or lengthen --window")
 	}
 	return s.String()
 }

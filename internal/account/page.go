@@ -8,9 +8,6 @@ import (
 	"time"
 )
 
-// PageName is the account's page in the mirror, beside its index.
-const PageName = "spider-account.html"
-
 // pageHosts is how many hosts the page plots: those with the most lines.
 const pageHosts = 5
 

@@ -18,6 +18,7 @@ type run struct {
 	e    *Engine
 	ctx  context.Context // the run's: done means stop claiming
 	hist *historian
+	acct accountant // the account of counting passes (account.go)
 	// starts are the never mirrored start lines claimed (failures.go).
 	starts startWatch
 

@@ -82,6 +82,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 // results it records goes to the historian first.
 func (r *run) startPass() {
 	c, carried := r.cycle()
+	r.count(c, c.Now)
 	r.hist.announce(c.Add)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
@@ -177,6 +178,7 @@ func (r *run) afterPass(p passResult) {
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)
+	r.counted(c)
 	e.kickPublish()
 	for _, res := range c.Results {
 		delete(r.inflight, res.URL)
@@ -230,8 +232,12 @@ func (r *run) afterPass(p passResult) {
 // add lines too.
 func (r *run) idleWait(c *list.Cycle) time.Duration {
 	d := clamp(r.e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
-	k, ok := c.Pick.(*claim.Picker)
-	if a, isAhead := c.Pick.(*aheadPicker); isAhead {
+	pick := c.Pick
+	if cp, counting := pick.(*countingPicker); counting {
+		pick = cp.Picker
+	}
+	k, ok := pick.(*claim.Picker)
+	if a, isAhead := pick.(*aheadPicker); isAhead {
 		k, ok = a.Picker, true
 	}
 	if ok && !k.Next().IsZero() {
