@@ -170,13 +170,21 @@ func Percent(share float64) string {
 	return fmt.Sprintf("%d%%", max(int(math.Round(100*share)), 1))
 }
 
-// Duration writes seconds as a short duration: 1s, 1h, 336h, 1m30s.
+// Duration writes seconds as a short duration, to a second under an
+// hour, a minute under a day, an hour beyond: 1s, 1m30s, 2h43m, 336h.
 func Duration(sec float64) string {
 	d := time.Duration(sec * float64(time.Second))
-	if d < time.Second {
+	switch {
+	case d < time.Second:
 		return d.String()
+	case d < time.Hour:
+		d = d.Round(time.Second)
+	case d < 24*time.Hour:
+		d = d.Round(time.Minute)
+	default:
+		d = d.Round(time.Hour)
 	}
-	s := d.Round(time.Second).String()
+	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = s[:len(s)-2]
 	}

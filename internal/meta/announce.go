@@ -19,19 +19,11 @@ func (s *Store) Announce(at map[string]time.Time) error {
 	if len(at) == 0 {
 		return nil
 	}
-	db, err := s.open(false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(urls)
-		if err != nil {
-			return err
-		}
+	return s.update(func(_ *bolt.Tx, b *bolt.Bucket) error {
 		for url, t := range at {
 			r := Record{URL: url}
 			if old := b.Get([]byte(url)); old != nil {
+				var err error
 				if r, err = decode(url, old); err != nil {
 					continue // a damaged record is the next visit's to replace
 				}
