@@ -47,6 +47,9 @@ type HostAccount struct {
 	// host's budget: requests an hour, and how far over (0: fits).
 	TogetherPerHour float64 `json:"together_per_hour"`
 	TogetherOver    float64 `json:"together_over"`
+	// MadePerHour are the requests an hour the spiders made lately: each
+	// spider's latest sample of the last two hours in LIST.account.jsonl.
+	MadePerHour float64 `json:"made_per_hour"`
 	// History is from LIST.meta; null when the list has none.
 	History *account.History `json:"history"`
 }
@@ -146,10 +149,13 @@ func accountOf(listPath string, t *account.Tally, ps []claim.Profile, from strin
 		hs = account.NewHistories(window, now, every)
 	}
 	hist := hs.Hosts()
+	series, _ := account.ReadSeries(listPath+account.SeriesSuffix, now.Add(-2*time.Hour)) // a report: none if unreadable
+	made := account.MadePerHour(series, now.Add(-2*time.Hour))
 	for name, l := range t.Hosts() {
 		b := account.NewBudget(delay, delayFrom, hostgate.CrawlDelay(listPath+".hosts.d", name, now))
 		h := HostAccount{Host: name, Lines: l, Budget: b, Promises: account.Promises(ps, l.Within, l.Lines, b)}
 		h.TogetherPerHour, h.TogetherOver = account.Together(h.Promises, b)
+		h.MadePerHour = made[name]
 		if r, ok := hist[name]; ok {
 			h.History = &r
 		}
@@ -207,6 +213,9 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 			verdict = "does not fit by " + account.Percent(h.TogetherOver)
 		}
 		fmt.Fprintf(w, "  the windows together: %s requests/h of %s/h: %s\n", account.Count(h.TogetherPerHour), account.Count(b.PerHour), verdict)
+	}
+	if h.MadePerHour > 0 {
+		fmt.Fprintf(w, "  made lately: %s requests/h (the spiders' last samples)\n", account.Count(h.MadePerHour))
 	}
 	fmt.Fprintf(w, "  current: %.0f%% of the mirror estimated current", 100*h.Current)
 	if h.Hinted > 0 {

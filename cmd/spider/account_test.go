@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
@@ -46,6 +47,17 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// Two spiders' samples: 6 and 3 requests over their last half hour.
+	for _, sp := range []struct {
+		id  string
+		req int
+	}{{"fast", 6}, {"slow", 3}} {
+		s := account.Sample{At: now.Add(-10 * time.Minute), Spider: sp.id, Profile: sp.id,
+			Hosts: []account.HostSample{{Host: "example.org", Requests: sp.req, SpanSec: 1800}}}
+		if err := account.AppendSeries(filepath.Join(dir, "spider.list"+account.SeriesSuffix), s); err != nil {
+			t.Fatal(err)
+		}
+	}
 	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
 	if code != 0 {
 		t.Fatalf("status exit %d: %s", code, stderr)
@@ -58,6 +70,7 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 		"the windows together: 13 requests/h of 10/h: does not fit by 25%",
 		"2.7 requests per change caught (8 requests, 3 changes)",
 		"announced pages: 1 of 2 reached the mirror within the fast window",
+		"made lately: 18 requests/h (the spiders' last samples)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)

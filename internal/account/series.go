@@ -184,3 +184,25 @@ func ReadSeries(path string, since time.Time) ([]Sample, error) {
 	}
 	return out, nil
 }
+
+// MadePerHour returns the requests an hour the spiders made at each host
+// lately: for each spider, its latest sample taken at or after since, its
+// requests over its span; summed over the spiders.
+func MadePerHour(samples []Sample, since time.Time) map[string]float64 {
+	latest := map[string]*Sample{}
+	for i := range samples {
+		s := &samples[i]
+		if !s.At.Before(since) {
+			latest[s.Spider] = s
+		}
+	}
+	out := map[string]float64{}
+	for _, s := range latest {
+		for _, h := range s.Hosts {
+			if h.SpanSec > 0 {
+				out[h.Host] += float64(h.Requests) / h.SpanSec * 3600
+			}
+		}
+	}
+	return out
+}

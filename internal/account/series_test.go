@@ -102,3 +102,13 @@ func TestPageRendersPlots(t *testing.T) {
 		t.Error("an empty series renders no word of it")
 	}
 }
+
+func TestMadePerHour(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	ss := []Sample{sample(t0, "fast", 0.5, 100), sample(t0.Add(time.Hour), "fast", 0.5, 1800),
+		sample(t0.Add(time.Hour), "slow", 0.5, 900), sample(t0.Add(-3*time.Hour), "gone", 0.5, 5000)}
+	got := MadePerHour(ss, t0.Add(-time.Hour))
+	if len(got) != 1 || got["example.org"] != 2700 {
+		t.Errorf("made per hour %v, want example.org: 2700 (fast's latest 1,800 and slow's 900)", got)
+	}
+}
