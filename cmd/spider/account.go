@@ -222,10 +222,7 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 		fmt.Fprintf(w, " (%s copies announced changed)", account.Count(float64(h.Hinted)))
 	}
 	fmt.Fprintln(w)
-	for _, la := range h.Ages {
-		fmt.Fprintf(w, "  level %d: %s copies, age median %s, 90%% %s, max %s\n", la.Level, account.Count(float64(la.Copies)),
-			account.Duration(la.MedianSec), account.Duration(la.P90Sec), account.Duration(la.MaxSec))
-	}
+	printAges(w, h.Ages)
 	if r := h.History; r != nil {
 		sample := ""
 		if r.Sampled {
@@ -239,5 +236,28 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 		if r.Measured+r.Late+r.Waiting > 0 {
 			fmt.Fprintf(w, "  announced pages: %d of %d reached the mirror within the fast window; %d late, %d waiting\n", r.InWindow, r.Measured, r.Late, r.Waiting)
 		}
+	}
+}
+
+// accountLevels is how many levels' ages the text output shows one by
+// one; deeper ones share a line.
+const accountLevels = 6
+
+func printAges(w io.Writer, ages []account.LevelAge) {
+	for i, la := range ages {
+		if i == accountLevels {
+			rest := ages[i:]
+			var copies int
+			var oldest float64
+			for _, r := range rest {
+				copies += r.Copies
+				oldest = max(oldest, r.MaxSec)
+			}
+			fmt.Fprintf(w, "  levels %d–%d: %s copies, age max %s (--json has each level)\n", la.Level, rest[len(rest)-1].Level,
+				account.Count(float64(copies)), account.Duration(oldest))
+			return
+		}
+		fmt.Fprintf(w, "  level %d: %s copies, age median %s, 90%% %s, max %s\n", la.Level, account.Count(float64(la.Copies)),
+			account.Duration(la.MedianSec), account.Duration(la.P90Sec), account.Duration(la.MaxSec))
 	}
 }

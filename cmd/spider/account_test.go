@@ -121,3 +121,20 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 		t.Errorf("fast promise %+v, want 12 URLs, not fitting by 20%%", p)
 	}
 }
+
+// Past the first levels, the text shares one line among the deeper ones.
+func TestPrintAgesFoldsDeepLevels(t *testing.T) {
+	var ages []account.LevelAge
+	for lv := range 9 {
+		ages = append(ages, account.LevelAge{Level: lv, Copies: 10, MedianSec: 60, P90Sec: 90, MaxSec: float64(100 * (lv + 1))})
+	}
+	var b strings.Builder
+	printAges(&b, ages)
+	out := b.String()
+	if n := strings.Count(out, "\n"); n != accountLevels+1 {
+		t.Errorf("%d lines, want %d:\n%s", n, accountLevels+1, out)
+	}
+	if want := "  levels 6–8: 30 copies, age max 15m (--json has each level)\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("last line of\n%s\nwant %q", out, want)
+	}
+}

@@ -102,7 +102,7 @@ func requestLines(samples []Sample, host string) []line {
 		return nil
 	}
 	span := samples[len(samples)-1].At.Sub(samples[0].At)
-	bucket := min(max(span/50, time.Minute), time.Hour)
+	bucket := min(max(span/50, 10*time.Second), time.Hour)
 	type acc struct {
 		req, sec         map[string]float64
 		budget, promised map[string]float64
@@ -241,7 +241,7 @@ func plot(b *bytes.Buffer, title string, ls []line, top float64, label func(floa
 			fmt.Fprintf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", x(l.pts[0].t), y(l.pts[0].v), l.color)
 		}
 		fmt.Fprintf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"%s\">%s</text>\n", lx, h-8, l.color, html.EscapeString(l.label))
-		lx += 90
+		lx += 70
 	}
 	b.WriteString("</svg>\n")
 }
