@@ -5,7 +5,9 @@
 // spent per change caught and how soon announced pages reached the mirror.
 // It is pure: a function of the list's lines (streamed, one Add at a
 // time, so a list of millions of lines costs a few counters per host and
-// level), history records, the profiles, the delays and the clock.
+// level), history records, the profiles, the delays and the clock. The
+// one exception is series.go, which keeps samples of the account over
+// time in a file beside the list; page.go plots them.
 //
 // The freshness estimate is the one the change model implies: a copy of
 // age a whose page changes on average every interval I is still current
@@ -151,7 +153,7 @@ type Lines struct {
 	Within []int `json:"-"` // per profile given to New: lines within its level limit
 	Copies int   `json:"copies"`
 	Hinted int   `json:"hinted"` // copies a hub or sitemap said changed since
-	// Expected is the share of the lines expected in the mirror (all but
+	// Current is the share of the lines expected in the mirror (all but
 	// archived and disallowed ones) whose copy is estimated current.
 	Current float64    `json:"current_share"`
 	Ages    []LevelAge `json:"ages"` // by level, ascending
