@@ -86,12 +86,13 @@ func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[stri
 // (internal/meta). A copy is never at stake: the list alone says which
 // copies the mirror holds.
 type historian struct {
-	store *meta.Store
-	log   *slog.Logger
+	store  *meta.Store
+	log    *slog.Logger
+	window time.Duration // news older than this counts from when it was heard
 
 	mu    sync.Mutex
 	queue []meta.Record
-	news  map[string]time.Time // announcements (announce), earliest per URL
+	news  map[string]meta.News // announcements (announce), earliest per URL
 	last  time.Time            // when the last batch was taken
 	kick  chan struct{}
 }
@@ -102,8 +103,8 @@ const (
 	historyBatch = 4096
 )
 
-func newHistorian(store *meta.Store, log *slog.Logger) *historian {
-	return &historian{store: store, log: log, kick: make(chan struct{}, 1)}
+func newHistorian(store *meta.Store, log *slog.Logger, window time.Duration) *historian {
+	return &historian{store: store, log: log, window: window, kick: make(chan struct{}, 1)}
 }
 
 // add queues records, and wakes the historian if a batch is due. Each
@@ -128,9 +129,10 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 }
 
 // announce queues the announcements among adds (those with a Hint: a
-// hub or a sitemap said the page changed then), stored with the next
-// batch so that the visit that follows measures its lag (meta.Announce).
-func (h *historian) announce(adds []list.Add) {
+// hub or a sitemap said the page changed then), heard at heard, stored
+// with the next batch so that the visit that follows measures its lag
+// (meta.Announce).
+func (h *historian) announce(adds []list.Add, heard time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, a := range adds {
@@ -138,10 +140,10 @@ func (h *historian) announce(adds []list.Add) {
 			continue
 		}
 		if h.news == nil {
-			h.news = map[string]time.Time{}
+			h.news = map[string]meta.News{}
 		}
-		if t, ok := h.news[a.URL]; !ok || a.Hint.Before(t) {
-			h.news[a.URL] = a.Hint
+		if n, ok := h.news[a.URL]; !ok || a.Hint.Before(n.Changed) {
+			h.news[a.URL] = meta.News{Changed: a.Hint, Heard: heard}
 		}
 	}
 }
@@ -161,7 +163,7 @@ func (h *historian) flush() {
 			h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
 		}
 	}
-	if err := h.store.Announce(news); err != nil {
+	if err := h.store.Announce(news, h.window); err != nil {
 		h.log.Warn("announcements not stored; their pages' lag goes unmeasured", "pages", len(news), "err", err)
 	}
 }

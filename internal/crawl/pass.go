@@ -83,7 +83,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 func (r *run) startPass() {
 	c, carried := r.cycle()
 	r.count(c, c.Now)
-	r.hist.announce(c.Add)
+	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
 	r.passing, r.idleUntil = true, time.Time{}
@@ -293,7 +293,7 @@ func (r *run) last(stopHistory func()) {
 	}()
 	c, _ := r.cycle()
 	c.ReleaseOwn, c.Pick = true, nil
-	r.hist.announce(c.Add)
+	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, true)
 	r.history = nil
 	go func() {

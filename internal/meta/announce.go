@@ -7,20 +7,29 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Announce records that a hub or a sitemap said each page changed at the
-// time given (Record.Announced), in one durable transaction: the visit
-// that follows measures the lag (Record.Lag). A record that already
-// holds an announcement keeps it (the lag counts from the first news), and
-// one whose page was reached (LastOK) at or after the announcement is
-// left alone: that visit came after the news. A URL with no record gets
-// one holding only the announcement, so a new page's first copy measures
-// its lag too.
-func (s *Store) Announce(at map[string]time.Time) error {
-	if len(at) == 0 {
+// News is what a hub or a sitemap said of a page: that it changed at
+// Changed (a hub's visit, a sitemap's lastmod), which the crawl heard at
+// Heard.
+type News struct {
+	Changed, Heard time.Time
+}
+
+// Announce records the news of each page (Record.Announced), in one
+// durable transaction: the visit that follows measures the lag
+// (Record.Lag). The lag counts from the change if the crawl heard of it
+// within window, and from when it heard otherwise: a sitemap's lastmod of
+// last year is no news the spiders could have acted on then. A record
+// that already holds an announcement keeps it (the lag counts from the
+// first news), and one whose page was reached (LastOK) at or after the
+// change is left alone: that visit came after the change. A URL with no
+// record gets one holding only the announcement, so a new page's first
+// copy measures its lag too.
+func (s *Store) Announce(news map[string]News, window time.Duration) error {
+	if len(news) == 0 {
 		return nil
 	}
 	return s.update(func(_ *bolt.Tx, b *bolt.Bucket) error {
-		for url, t := range at {
+		for url, n := range news {
 			r := Record{URL: url}
 			if old := b.Get([]byte(url)); old != nil {
 				var err error
@@ -28,10 +37,13 @@ func (s *Store) Announce(at map[string]time.Time) error {
 					continue // a damaged record is the next visit's to replace
 				}
 			}
-			if t.IsZero() || !r.Announced.IsZero() || !r.LastOK.IsZero() && !r.LastOK.Before(t.Truncate(time.Second)) {
+			if n.Changed.IsZero() || !r.Announced.IsZero() || !r.LastOK.IsZero() && !r.LastOK.Before(n.Changed.Truncate(time.Second)) {
 				continue
 			}
-			r.Announced = t
+			r.Announced = n.Changed
+			if n.Changed.Before(n.Heard.Add(-window)) {
+				r.Announced = n.Heard
+			}
 			v, err := encode(r)
 			if err != nil {
 				return err

@@ -16,19 +16,22 @@ func TestAnnounce(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Announce(map[string]time.Time{"http://h/old": t0, "http://h/held": t0, "http://h/visited": t0, "http://h/new": t0})
+	heard := News{Changed: t0, Heard: t0.Add(time.Second)}
+	err := s.Announce(map[string]News{"http://h/old": heard, "http://h/held": heard, "http://h/visited": heard, "http://h/new": heard,
+		"http://h/lastyear": {Changed: t0.Add(-365 * 24 * time.Hour), Heard: t0}}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Get([]string{"http://h/old", "http://h/held", "http://h/visited", "http://h/new"})
+	got, err := s.Get([]string{"http://h/old", "http://h/held", "http://h/visited", "http://h/new", "http://h/lastyear"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for url, want := range map[string]time.Time{
-		"http://h/old":     t0,                   // announced now
-		"http://h/held":    t0.Add(-time.Minute), // the first news counts
-		"http://h/visited": {},                   // reached after the news
-		"http://h/new":     t0,                   // a record for a page not fetched yet
+		"http://h/old":      t0,                   // announced now
+		"http://h/held":     t0.Add(-time.Minute), // the first news counts
+		"http://h/visited":  {},                   // reached after the news
+		"http://h/new":      t0,                   // a record for a page not fetched yet
+		"http://h/lastyear": t0,                   // old news counts from when it was heard
 	} {
 		if !got[url].Announced.Equal(want) {
 			t.Errorf("%s: announced %v, want %v", url, got[url].Announced, want)
