@@ -105,8 +105,8 @@ func spidersDelay(published []crawl.Status, cfg *Config) (time.Duration, string)
 	var d time.Duration
 	found := false
 	for _, s := range published {
-		if s.LongestSec > 0 { // a spider that published its delay
-			sd := time.Duration(s.DelaySec * float64(time.Second))
+		if s.DelaySec != nil {
+			sd := time.Duration(*s.DelaySec * float64(time.Second))
 			if !found || sd < d {
 				d, found = sd, true
 			}

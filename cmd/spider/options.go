@@ -38,6 +38,7 @@ type Settings struct {
 	Window      time.Duration
 	Longest     time.Duration // longest revisit interval of a page that rarely changes
 	HubLevel    int           // pages this deep or shallower are compared for announcements: the fast profile's depth
+	SlowWindow  time.Duration // the slow profile's window: how often requisites are refreshed
 	MaxLevel    int
 	Stale       time.Duration
 	Batch       int
@@ -129,6 +130,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 		s.Longest = s.Window // a window set longer than the default's longest
 	}
 	s.HubLevel = hubLevel(s, cfg)
+	s.SlowWindow = slowWindow(s, cfg)
 	// The transport never opens more connections to a host than the
 	// shared cap allows the whole list.
 	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
@@ -361,6 +363,19 @@ func hubLevel(s *Settings, cfg *Config) int {
 		level = *p.MaxLevel
 	}
 	return level
+}
+
+// slowWindow is the slow profile's window: this spider's own if it is the
+// slow one (or a profile without a level limit), else the config's.
+func slowWindow(s *Settings, cfg *Config) time.Duration {
+	if s.Profile == "slow" || s.MaxLevel < 0 {
+		return s.Window
+	}
+	w := profileDefaults["slow"].Window
+	if p, ok := cfg.Profile["slow"]; ok && p.Window != nil {
+		w = p.Window.Duration
+	}
+	return w
 }
 
 func setDur(dst *time.Duration, v *Duration) {

@@ -168,6 +168,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost, Traps: s.crawlTraps(), HubLevel: s.HubLevel,
+		RequisiteEvery: s.SlowWindow,
 	}, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
 		"window", s.Window, "longest", s.Longest, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)

@@ -7,12 +7,14 @@
 //
 //   - it has no copy (it was never visited): a first mirror is never
 //     starved;
-//   - it is hinted: a hub or a sitemap said the page changed after its
-//     copy was taken (list.Entry.Hinted);
 //   - its copy is as old as its revisit interval: the change model's
 //     (the line's due time, internal/change) bounded by the profile's
-//     Window below and its Longest above, or the Window when the line has
-//     no model.
+//     Window below and its Longest above; the Window when the line has no
+//     model, or is hinted: a hub or a sitemap said the page changed after
+//     its copy was taken (list.Entry.Hinted). An announced page thus
+//     reaches the mirror within a window of its announcement, and a hub
+//     that announces too much (a listing whose pages shift) costs no more
+//     than a visit per window.
 //
 // A profile with a stale bound also takes, first and whatever its level,
 // any line whose copy is older than the bound, or that has waited longer
@@ -127,7 +129,7 @@ func (b *bounds) stale(e *list.Entry) bool {
 // interval is the revisit interval of a line with a copy: its model's,
 // within [window, longest].
 func (b *bounds) interval(e *list.Entry) time.Duration {
-	if e.Due.IsZero() || !e.Due.After(e.Modified) {
+	if e.Due.IsZero() || !e.Due.After(e.Modified) { // no model, or hinted
 		return b.window
 	}
 	return min(max(e.Due.Sub(e.Modified), b.window), b.longest)
@@ -141,7 +143,7 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 		return true
 	case p.MaxLevel >= 0 && e.Level > p.MaxLevel:
 		return false
-	case e.Modified.IsZero() || e.Hinted():
+	case e.Modified.IsZero():
 		return true
 	}
 	return !b.now.Before(e.Modified.Add(b.interval(e)))
@@ -257,7 +259,7 @@ func NextDue(p Profile, e *list.Entry) time.Time {
 	b := boundsOf(p, at)
 	var next time.Time
 	if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
-		if e.Modified.IsZero() || e.Hinted() {
+		if e.Modified.IsZero() {
 			return at // due already
 		}
 		next = e.Modified.Add(b.interval(e))

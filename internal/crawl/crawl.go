@@ -111,6 +111,10 @@ type Config struct {
 	// between visits to find what they announce (revisit.go); the fast
 	// profile's depth limit; -1 = every level.
 	HubLevel int
+	// RequisiteEvery is how often a requisite with no history of its
+	// own is refreshed (revisit.go): the slow profile's window. Zero
+	// means the profile's own window.
+	RequisiteEvery time.Duration
 }
 
 // Summary is what a run did.

@@ -152,8 +152,9 @@ func (r *run) status(now time.Time) []byte {
 	p, s := r.e.cfg.Profile, r.sum
 	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
 	cut, capped := r.e.follow.traps.snapshot()
-	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), MaxLevel: p.MaxLevel,
-		LongestSec: max(p.Longest, p.Window).Seconds(), DelaySec: r.e.cfg.Delay.Seconds(),
+	delay := r.e.cfg.Delay.Seconds()
+	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), MaxLevel: p.MaxLevel,
+		DelaySec: &delay,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
 		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,
 		FrequentErrors: errs, Disallowed: s.Disallowed, Filtered: cut, CappedPatterns: capped})

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
@@ -12,9 +13,10 @@ import (
 // (internal/change) whether the page changed since the visit before, and
 // sets when the page is next worth a visit: the line's due, which the
 // claim policy bounds by each profile's windows (internal/claim). A page
-// with no history yet is given the profile's window if it is a page, and
-// its longest interval if it is anything else (an image, a style sheet):
-// requisites are fetched when new and refreshed rarely.
+// with no history yet has no due: each profile's window decides; a requisite (an
+// image, a style sheet, a script, a font) is given Config.RequisiteEvery
+// (the slow profile's window): requisites are fetched when new and
+// refreshed by the slow spider, not at every fast window.
 
 // revisit updates the model in rec for a visit at now that found the page
 // changed or not, and sets the result's due.
@@ -27,10 +29,29 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, now time.Ti
 		rec.Lag, rec.Announced = now.Sub(before.Announced), time.Time{}
 	}
 	prior := e.cfg.Profile.Window
-	if !isHTML(rec.MediaType) {
-		prior = max(e.cfg.Profile.Longest, prior)
+	switch {
+	case requisiteType(rec.MediaType):
+		prior = max(e.cfg.RequisiteEvery, prior)
+	case len(rec.Visits) == 0:
+		return // no evidence yet: each profile's window decides
 	}
 	o.res.Due = change.Next(o.job.en.URL, now, rec.Visits, prior)
+}
+
+// requisiteType reports whether a body of media type mt is something pages
+// load to display rather than a page people open.
+func requisiteType(mt string) bool {
+	switch {
+	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "font/"),
+		strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"):
+		return true
+	}
+	switch mt {
+	case "text/css", "text/javascript", "application/javascript", "application/x-javascript",
+		"application/wasm", "application/font-woff", "application/vnd.ms-fontobject":
+		return true
+	}
+	return false
 }
 
 // announce compares the links of a changed page within the hub levels

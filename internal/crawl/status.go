@@ -12,20 +12,21 @@ import (
 type Status struct {
 	Profile   string  `json:"profile"`
 	WindowSec float64 `json:"window_s"`
-	MaxLevel  int     `json:"max_level"`
-	StaleSec  float64 `json:"stale_s"`
-	Batch     int     `json:"batch"`
-	// LongestSec is the profile's longest revisit interval, DelaySec the
-	// spider's delay between requests to a host (before any Crawl-delay):
-	// its share of the host's budget. A status without longest_s comes
-	// from a spider that published neither.
+	// LongestSec is the profile's longest revisit interval (claim.Profile.Longest).
 	LongestSec float64 `json:"longest_s,omitempty"`
-	DelaySec   float64 `json:"delay_s"`
-	Fetched    int     `json:"fetched"`
-	Unchanged  int     `json:"unchanged"`
-	Errors     int     `json:"errors"`
-	Archived   int     `json:"archived"`
-	InFlight   int     `json:"in_flight"`
+	MaxLevel   int     `json:"max_level"`
+	StaleSec   float64 `json:"stale_s"`
+	Batch      int     `json:"batch"`
+	// DelaySec is the spider's delay between requests to a host (before
+	// any Crawl-delay): its share of the host's budget (spider status's
+	// account). Absent from the status of a spider that did not publish
+	// it, which is not the same as a delay of 0.
+	DelaySec  *float64 `json:"delay_s,omitempty"`
+	Fetched   int      `json:"fetched"`
+	Unchanged int      `json:"unchanged"`
+	Errors    int      `json:"errors"`
+	Archived  int      `json:"archived"`
+	InFlight  int      `json:"in_flight"`
 	// Lines robots.txt forbade, recorded disallowed without a request.
 	Disallowed int `json:"disallowed"`
 	// Since this spider started: pages it found gone in the last 24 hours,

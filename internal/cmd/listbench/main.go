@@ -66,7 +66,7 @@ func main() {
 		fmt.Printf("compact: %d lines rewritten in %.3fs (scan %.3fs, write %.3fs)\n", st.Lines, st.HeldSec, st.ScanSec, st.WriteSec)
 		return
 	}
-	p := claim.Profile{Name: "slow", Window: 24 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: *batch}
+	p := claim.Profile{Name: "slow", Window: 24 * time.Hour, Longest: 336 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: *batch}
 	if *cpuprofile != "" {
 		pf, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -134,10 +134,12 @@ func generate(path string, n int) error {
 	var buf []byte
 	for i := 0; i < n; i++ {
 		u := title(i)
-		e := list.Entry{Level: min(i/50_000, 9), State: list.Found, URL: u}
+		e := list.Entry{Level: min(i/50_000, 9), State: list.Found, Due: base, URL: u}
 		if i%10 != 0 {
 			e.State, e.Modified = list.Downloaded, base.Add(time.Duration(i%(20*86400))*time.Second)
 			e.File, _ = mirror.Path(u, "text/html")
+			// A change model's due, from an hour to a month later.
+			e.Due = e.Modified.Add(time.Duration(3600+i*7919%(30*86400)) * time.Second)
 		}
 		buf = list.AppendLine(buf[:0], &e, mirror.ReserveLen(u))
 		w.Write(buf)
