@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/account"
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
@@ -136,5 +137,35 @@ func TestPrintAgesFoldsDeepLevels(t *testing.T) {
 	}
 	if want := "  levels 6–8: 30 copies, age max 15m (--json has each level)\n"; !strings.HasSuffix(out, want) {
 		t.Errorf("last line of\n%s\nwant %q", out, want)
+	}
+}
+
+// The budget's delay is the smallest the spiders published; a status
+// that published none (an older spider) does not count as a delay of 0;
+// without any, the config's, else the default.
+func TestSpidersDelay(t *testing.T) {
+	sec := func(f float64) *float64 { return &f }
+	six := Duration{6 * time.Minute}
+	tests := []struct {
+		name      string
+		published []crawl.Status
+		cfg       *Config
+		want      time.Duration
+		from      string
+	}{
+		{"smallest published", []crawl.Status{{DelaySec: sec(2)}, {DelaySec: sec(0.5)}}, &Config{}, 500 * time.Millisecond, "spiders"},
+		{"none published: config", []crawl.Status{{Profile: "old"}}, &Config{Delay: &six}, 6 * time.Minute, "config"},
+		{"none at all: default", nil, &Config{}, time.Second, "default"},
+		{"published 0", []crawl.Status{{DelaySec: sec(0)}}, &Config{Delay: &six}, 0, "spiders"},
+	}
+	for _, tt := range tests {
+		d, from := spidersDelay(tt.published, tt.cfg)
+		if d != tt.want || from != tt.from {
+			t.Errorf("%s: %v from %s, want %v from %s", tt.name, d, from, tt.want, tt.from)
+		}
+	}
+	ps, from, err := accountProfiles([]crawl.Status{{Profile: "fast", WindowSec: 60}, {Profile: "slow", WindowSec: 600}, {Profile: "fast", WindowSec: 120}}, &Config{})
+	if err != nil || from != "spiders" || len(ps) != 2 || ps[0].Window != 2*time.Minute {
+		t.Errorf("profiles %+v from %s (%v), want fast (its latest status: 2m) and slow from the spiders", ps, from, err)
 	}
 }
