@@ -9,6 +9,7 @@
 // which no host directory can take:
 //
 //	index.html, recent.html, archive.html   pages about the whole mirror (internal/mirrorindex)
+//	spider-account.html                      the spiders' account over time (internal/account)
 //	.spider/                                 the index a program reads, and its lock
 //
 // Path names the file of a URL from its canonical form (internal/urlkey) and

@@ -293,7 +293,8 @@ func (u parts) fileName(ext string) (name, added string) {
 // hosts "." and ".." (valid WHATWG domains) become "%2E" and "%2E%2E", the
 // '.' that starts any other host becomes "%2E" (".spider" is the mirror's
 // own directory), and the '.' of a host ending in ".html" becomes "%2E"
-// (the mirror's root pages are index.html, recent.html, archive.html). A
+// (the mirror's root pages are index.html, recent.html, archive.html,
+// spider-account.html). A
 // host never holds a raw '%', so no other host maps there.
 func hostName(h string) string {
 	switch h {

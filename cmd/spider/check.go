@@ -207,7 +207,7 @@ func leads(u, file string) []string {
 // (mirror.Path).
 func ownFile(rel string) bool {
 	switch rel {
-	case mirrorindex.IndexPage, mirrorindex.RecentPage, mirrorindex.ArchivePage, path.Dir(mirrorindex.EventsFile):
+	case mirrorindex.IndexPage, mirrorindex.RecentPage, mirrorindex.ArchivePage, mirrorindex.AccountPage, path.Dir(mirrorindex.EventsFile):
 		return true
 	}
 	return false

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/meta"
@@ -40,6 +41,7 @@ type Status struct {
 	Spiders         []list.SpiderStatus   `json:"spiders"`                // every spider that ran on the list
 	Files           FileSizes             `json:"files"`                  // bytes on disk of the list and the files beside it
 	StalledLock     *StalledLock          `json:"stalled_lock,omitempty"` // the list's lock, if one process has held it for long
+	Account         *Account              `json:"account"`                // per host: budget, promises, freshness (account.go)
 
 	// Where ArchivedLastDay comes from: "mirror", the index of the mirror
 	// directory Mirror (every spider's archivals, across restarts), or
@@ -114,7 +116,13 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := collectStatus(ctx, path)
+	cfg := &Config{}
+	if *config != "" {
+		if cfg, err = LoadConfig(*config); err != nil {
+			return err
+		}
+	}
+	st, err := collectStatus(ctx, path, cfg)
 	if err != nil {
 		return listErr(err)
 	}
@@ -125,7 +133,7 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	return printStatus(stdout, st)
 }
 
-func collectStatus(ctx context.Context, path string) (*Status, error) {
+func collectStatus(ctx context.Context, path string, cfg *Config) (*Status, error) {
 	l, err := list.Open(path, list.Options{})
 	if err != nil {
 		return nil, err
@@ -151,11 +159,17 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 	st.ArchivedFrom = "spiders"
 	st.Filtered, st.CappedPatterns = mergeFiltered(published)
 	st.Sitemaps = mergeSitemaps(published)
+	profiles, from, err := accountProfiles(published, cfg)
+	if err != nil {
+		return nil, err
+	}
+	tally := account.New(profiles, st.At)
 	levels := map[int]*LevelStatus{}
 	err = l.Scan(ctx, func(e *list.Entry) error {
 		for _, c := range due {
 			c.Add(e)
 		}
+		tally.Add(e)
 		st.Lines++
 		st.States[e.State.String()]++
 		if e.Spider != "" {
@@ -186,6 +200,8 @@ func collectStatus(ctx context.Context, path string) (*Status, error) {
 		st.Levels = append(st.Levels, *ls)
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
+	delay, delayFrom := spidersDelay(published, cfg)
+	st.Account = accountOf(st.List, tally, profiles, from, delay, delayFrom, st.Lines, st.At)
 	st.Files = fileSizes(st.List)
 	st.StalledLock = stalledLock(l)
 	return st, nil
@@ -327,6 +343,7 @@ func printStatus(w io.Writer, st *Status) error {
 	}
 	printFiltered(w, st)
 	printSitemaps(w, st)
+	printAccount(w, st.Account)
 	return nil
 }
 

@@ -108,7 +108,7 @@ func TestReadersKeepCopiesOfScannedStrings(t *testing.T) {
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := collectStatus(context.Background(), path)
+	st, err := collectStatus(context.Background(), path, &Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,10 @@
 // results, beside the pass that records them. It makes a refresh a
 // conditional GET, confirms a 404 before archiving, and holds a failing
 // URL back until its retry time for every spider.
+//
+// The run's account (account.go, internal/account) is tallied by a pass
+// once an hour from the lines it reads: the loop logs a promise the host's
+// budget cannot keep, and keeps the account over time beside the list.
 package crawl
 
 import (

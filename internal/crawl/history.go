@@ -86,12 +86,14 @@ func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[stri
 // (internal/meta). A copy is never at stake: the list alone says which
 // copies the mirror holds.
 type historian struct {
-	store *meta.Store
-	log   *slog.Logger
+	store  *meta.Store
+	log    *slog.Logger
+	window time.Duration // news older than this counts from when it was heard
 
 	mu    sync.Mutex
 	queue []meta.Record
-	last  time.Time // when the last batch was taken
+	news  map[string]meta.News // announcements (announce), earliest per URL
+	last  time.Time            // when the last batch was taken
 	kick  chan struct{}
 }
 
@@ -101,8 +103,8 @@ const (
 	historyBatch = 4096
 )
 
-func newHistorian(store *meta.Store, log *slog.Logger) *historian {
-	return &historian{store: store, log: log, kick: make(chan struct{}, 1)}
+func newHistorian(store *meta.Store, log *slog.Logger, window time.Duration) *historian {
+	return &historian{store: store, log: log, window: window, kick: make(chan struct{}, 1)}
 }
 
 // add queues records, and wakes the historian if a batch is due. Each
@@ -115,7 +117,7 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 	h.mu.Lock()
 	h.queue = append(h.queue, recs...)
 	since := time.Since(h.last)
-	due := len(h.queue) > 0 && (len(h.queue) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
+	due := len(h.queue)+len(h.news) > 0 && (len(h.queue) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
 	h.mu.Unlock()
 	if !due {
 		return
@@ -126,19 +128,43 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 	}
 }
 
-// flush stores what is queued.
+// announce queues the announcements among adds (those with a Hint: a
+// hub or a sitemap said the page changed then), heard at heard, stored
+// with the next batch so that the visit that follows measures its lag
+// (meta.Announce).
+func (h *historian) announce(adds []list.Add, heard time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range adds {
+		if a.Hint.IsZero() {
+			continue
+		}
+		if h.news == nil {
+			h.news = map[string]meta.News{}
+		}
+		if n, ok := h.news[a.URL]; !ok || a.Hint.Before(n.Changed) {
+			h.news[a.URL] = meta.News{Changed: a.Hint, Heard: heard}
+		}
+	}
+}
+
+// flush stores what is queued: the records, then the announcements, so
+// that a record written by a visit does not overwrite news that came
+// after it.
 func (h *historian) flush() {
 	h.mu.Lock()
-	recs := h.queue
-	h.queue, h.last = nil, time.Now()
+	recs, news := h.queue, h.news
+	h.queue, h.news, h.last = nil, nil, time.Now()
 	h.mu.Unlock()
-	if len(recs) == 0 {
-		return
+	if len(recs) > 0 {
+		if err := h.store.Put(recs); err != nil {
+			// History is a cache (see internal/meta): the spider goes on
+			// without it rather than stall.
+			h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
+		}
 	}
-	if err := h.store.Put(recs); err != nil {
-		// History is a cache (see internal/meta): the spider goes on
-		// without it rather than stall.
-		h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
+	if err := h.store.Announce(news, h.window); err != nil {
+		h.log.Warn("announcements not stored; their pages' lag goes unmeasured", "pages", len(news), "err", err)
 	}
 }
 

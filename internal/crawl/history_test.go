@@ -268,7 +268,7 @@ func TestArchivedPageComesBackUnchanged(t *testing.T) {
 // ones within the interval wait for more, and a full batch wakes it. With
 // the workers idle, historyIdle is enough.
 func TestHistorianBatches(t *testing.T) {
-	h := newHistorian(nil, nil)
+	h := newHistorian(nil, nil, time.Hour)
 	woken := func() bool {
 		select {
 		case <-h.kick:

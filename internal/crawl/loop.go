@@ -18,6 +18,7 @@ type run struct {
 	e    *Engine
 	ctx  context.Context // the run's: done means stop claiming
 	hist *historian
+	acct accountant // the account of counting passes (account.go)
 	// starts are the never mirrored start lines claimed (failures.go).
 	starts startWatch
 
@@ -113,7 +114,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 
 func newRun(e *Engine, ctx context.Context) *run {
 	return &run{
-		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log),
+		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log, e.cfg.Profile.Window),
 		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),

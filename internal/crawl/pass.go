@@ -82,6 +82,8 @@ func (r *run) wakeAt(now time.Time) time.Time {
 // results it records goes to the historian first.
 func (r *run) startPass() {
 	c, carried := r.cycle()
+	r.count(c, c.Now)
+	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
 	r.passing, r.idleUntil = true, time.Time{}
@@ -150,7 +152,9 @@ func (r *run) status(now time.Time) []byte {
 	p, s := r.e.cfg.Profile, r.sum
 	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
 	cut, capped := r.e.follow.traps.snapshot()
+	delay := r.e.cfg.Delay.Seconds()
 	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), MaxLevel: p.MaxLevel,
+		DelaySec: &delay,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
 		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,
 		FrequentErrors: errs, Disallowed: s.Disallowed, Filtered: cut, CappedPatterns: capped, Sitemaps: r.e.obs.sitemaps()})
@@ -175,6 +179,7 @@ func (r *run) afterPass(p passResult) {
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)
+	r.counted(c)
 	e.kickPublish()
 	for _, res := range c.Results {
 		delete(r.inflight, res.URL)
@@ -239,8 +244,12 @@ func (r *run) afterPass(p passResult) {
 // add lines too.
 func (r *run) idleWait(c *list.Cycle) time.Duration {
 	d := clamp(r.e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
-	k, ok := c.Pick.(*claim.Picker)
-	if a, isAhead := c.Pick.(*aheadPicker); isAhead {
+	pick := c.Pick
+	if cp, counting := pick.(*countingPicker); counting {
+		pick = cp.Picker
+	}
+	k, ok := pick.(*claim.Picker)
+	if a, isAhead := pick.(*aheadPicker); isAhead {
 		k, ok = a.Picker, true
 	}
 	if ok && !k.Next().IsZero() {
@@ -296,6 +305,7 @@ func (r *run) last(stopHistory func()) {
 	}()
 	c, _ := r.cycle()
 	c.ReleaseOwn, c.Pick = true, nil
+	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, true)
 	r.history = nil
 	go func() {

@@ -41,11 +41,14 @@ func TestRevisitSetsDue(t *testing.T) {
 		v.site.set("/a", 200, "a, edit "+string(rune('1'+i)))
 		v.crawl(t, time.Hour)
 	}
-	if rec := v.history(t, "/a"); rec.Changes != 3 {
+	rec = v.history(t, "/a")
+	if rec.Changes != 3 {
 		t.Fatalf("changes %d, want 3", rec.Changes)
 	}
-	if a2 := v.line(t, v.base+"/a"); a2.Due.Sub(a2.Modified) > 3*24*time.Hour {
-		t.Errorf("page changed at each visit due %v after its copy, want sooner", a2.Due.Sub(a2.Modified))
+	a2 := v.line(t, v.base+"/a")
+	if mean := change.Interval(rec.Visits, time.Hour); mean > 3*24*time.Hour ||
+		a2.Due.Sub(a2.Modified) != time.Duration(float64(mean)*change.Jitter(a2.URL, a2.Modified)).Truncate(time.Second) {
+		t.Errorf("page changed at each 5-day visit: mean interval %v (want under 3 days), due %v after its copy", mean, a2.Due.Sub(a2.Modified))
 	}
 }
 
@@ -72,5 +75,35 @@ func TestHubAnnouncesBump(t *testing.T) {
 	}
 	if rec := v.history(t, "/"); rec.Links == "" {
 		t.Error("the hub's link order was not kept")
+	}
+}
+
+// The pages a hub announces get the announcement in their history, and
+// the visit that follows measures how long they took to reach the mirror
+// (meta.Record.Lag, which spider status reports).
+func TestHubAnnouncementMeasuresLag(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a><a href="/b">b</a>`)
+	v.site.set("/a", 200, "a")
+	v.site.set("/b", 200, "b")
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(2 * time.Hour)
+	announced := v.clock
+	v.site.set("/", 200, `<a href="/b">b, edited</a><a href="/a">a</a>`)
+	v.site.set("/b", 200, "b, edited")
+	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // only the hub is visited
+	v.crawl(t, time.Hour)
+	if rec := v.history(t, "/b"); !rec.Announced.Equal(announced) {
+		t.Fatalf("announced page's record: announced %v, want %v", rec.Announced, announced)
+	}
+	if rec := v.history(t, "/a"); !rec.Announced.IsZero() {
+		t.Errorf("a link that only moved down was recorded announced: %v", rec.Announced)
+	}
+	v.clock = v.clock.Add(10 * time.Minute)
+	v.cfg = func(c *Config) { c.Profile.MaxLevel = 1 }
+	v.crawl(t, time.Hour)
+	rec := v.history(t, "/b")
+	if rec.Lag != 10*time.Minute || !rec.Announced.IsZero() {
+		t.Errorf("after the visit: lag %v, announced %v; want 10m and none", rec.Lag, rec.Announced)
 	}
 }

@@ -111,6 +111,17 @@ func clipText(s string, n int) string {
 	return s
 }
 
+// fetchCounts returns the fetches made per host since the spider started.
+func (o *observations) fetchCounts() map[string]int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make(map[string]int, len(o.hosts))
+	for name, h := range o.hosts {
+		out[name] = h.Fetches
+	}
+	return out
+}
+
 // snapshot returns the archivals since since, the 5 slowest hosts and the
 // 5 most frequent kinds of failure.
 func (o *observations) snapshot(since time.Time) ([]Archival, []HostTime, []ErrorCount) {

@@ -17,11 +17,16 @@ type Status struct {
 	MaxLevel   int     `json:"max_level"`
 	StaleSec   float64 `json:"stale_s"`
 	Batch      int     `json:"batch"`
-	Fetched    int     `json:"fetched"`
-	Unchanged  int     `json:"unchanged"`
-	Errors     int     `json:"errors"`
-	Archived   int     `json:"archived"`
-	InFlight   int     `json:"in_flight"`
+	// DelaySec is the spider's delay between requests to a host (before
+	// any Crawl-delay): its share of the host's budget (spider status's
+	// account). Absent from the status of a spider that did not publish
+	// it, which is not the same as a delay of 0.
+	DelaySec  *float64 `json:"delay_s,omitempty"`
+	Fetched   int      `json:"fetched"`
+	Unchanged int      `json:"unchanged"`
+	Errors    int      `json:"errors"`
+	Archived  int      `json:"archived"`
+	InFlight  int      `json:"in_flight"`
 	// Lines robots.txt forbade, recorded disallowed without a request.
 	Disallowed int `json:"disallowed"`
 	// Since this spider started: pages it found gone in the last 24 hours,
@@ -39,6 +44,7 @@ type Status struct {
 
 // ClaimProfile returns the profile the status was published with.
 func (s *Status) ClaimProfile() claim.Profile {
-	return claim.Profile{Name: s.Profile, Window: time.Duration(s.WindowSec * float64(time.Second)),
-		Longest: time.Duration(s.LongestSec * float64(time.Second)), MaxLevel: s.MaxLevel, Stale: time.Duration(s.StaleSec * float64(time.Second)), Batch: s.Batch}
+	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	return claim.Profile{Name: s.Profile, Window: sec(s.WindowSec), Longest: sec(s.LongestSec),
+		MaxLevel: s.MaxLevel, Stale: sec(s.StaleSec), Batch: s.Batch}
 }

@@ -296,3 +296,25 @@ func TestReportWithoutLease(t *testing.T) {
 		}
 	})
 }
+
+func TestCrawlDelayRead(t *testing.T) {
+	dir := t.TempDir()
+	g, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	now := time.Now()
+	if d := CrawlDelay(dir, "h:8080", now); d != 0 {
+		t.Errorf("no record: %v", d)
+	}
+	if err := g.SetCrawlDelay("h:8080", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := CrawlDelay(dir, "h:8080", now); d != 5*time.Second {
+		t.Errorf("published 5s, read %v", d)
+	}
+	if d := CrawlDelay(dir, "h:8080", now.Add(25*time.Hour)); d != 0 {
+		t.Errorf("expired Crawl-delay read as %v", d)
+	}
+}

@@ -184,16 +184,7 @@ func (s *Store) Put(recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	db, err := s.open(false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(urls)
-		if err != nil {
-			return err
-		}
+	return s.update(func(tx *bolt.Tx, b *bolt.Bucket) error {
 		d, err := tx.CreateBucketIfNotExists(sums)
 		if err != nil {
 			return err
@@ -223,6 +214,23 @@ func (s *Store) Put(recs []Record) error {
 			}
 		}
 		return nil
+	})
+}
+
+// update runs fn in one durable read-write transaction, with the bucket
+// of the records.
+func (s *Store) update(fn func(tx *bolt.Tx, b *bolt.Bucket) error) error {
+	db, err := s.open(false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(urls)
+		if err != nil {
+			return err
+		}
+		return fn(tx, b)
 	})
 }
 

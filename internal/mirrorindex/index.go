@@ -8,6 +8,7 @@
 //	index.html              the mirrored hosts, with their page and archived counts and last update
 //	recent.html             new, changed, archived and restored pages (HTML) of the last 24 hours, newest first
 //	archive.html            the archived pages (removed from their site, copy kept), newest first
+//	spider-account.html     the account over the last days, as plots (written by the spiders: internal/account)
 //	.spider/events.jsonl    the last MaxEvents events of every file, oldest first, one JSON object a line:
 //	                        {"time":"2026-11-21T23:40:05Z","event":"archived","url":"http://h/p","host":"h","file":"h/p.html","page":true}
 //	.spider/state.json      {"version":1,"hosts":{"h":{"pages":N,"files":N,"archived":N,"updated":T}},
@@ -59,6 +60,9 @@ const (
 	IndexPage   = "index.html"
 	RecentPage  = "recent.html"
 	ArchivePage = "archive.html"
+	// AccountPage is written by the spiders (internal/account's Page),
+	// not by Publish; the other pages link to it.
+	AccountPage = "spider-account.html"
 	EventsFile  = ".spider/events.jsonl"
 	StateFile   = ".spider/state.json"
 	LockFile    = ".spider/lock"

@@ -1,0 +1,195 @@
+package account
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+)
+
+// Budget is how many requests a host allows the spiders of a list: one
+// every Delay, all spiders together (internal/hostgate spaces them), the
+// larger of the spiders' delay and the host's robots.txt Crawl-delay. It
+// is an upper bound: each request starts a delay after the previous one
+// ended, so slow answers leave fewer.
+type Budget struct {
+	DelaySec       float64 `json:"delay_s"`        // the delay that binds: max(spiders', Crawl-delay)
+	SpiderDelaySec float64 `json:"spider_delay_s"` // the spiders' own delay
+	// DelayFrom says where the spiders' delay comes from: "spiders" (what
+	// the running or last spiders published), "config" (the config
+	// file), or "default" (neither said).
+	DelayFrom     string  `json:"delay_from"`
+	CrawlDelaySec float64 `json:"crawl_delay_s"` // robots.txt's, as the spiders published it (LIST.hosts.d); 0 = none known
+	Unlimited     bool    `json:"unlimited"`     // no delay at all: the host is not paced
+	PerHour       float64 `json:"per_hour"`      // 0 when unlimited
+	PerDay        float64 `json:"per_day"`
+}
+
+// NewBudget returns the budget of a host whose spiders wait delay
+// (known from from) and whose robots.txt asks crawlDelay.
+func NewBudget(delay time.Duration, from string, crawlDelay time.Duration) Budget {
+	d := max(delay, crawlDelay)
+	b := Budget{DelaySec: d.Seconds(), SpiderDelaySec: delay.Seconds(), DelayFrom: from, CrawlDelaySec: crawlDelay.Seconds()}
+	if d <= 0 {
+		b.Unlimited = true
+		return b
+	}
+	b.PerHour = float64(time.Hour) / float64(d)
+	b.PerDay = 24 * b.PerHour
+	return b
+}
+
+// Promise is what one profile's promise costs at one host: every one of
+// its URLs visited once per Every.
+type Promise struct {
+	Profile  string  `json:"profile"`
+	Kind     string  `json:"kind"` // "window" (the profile's window) or "stale" (its stale bound)
+	MaxLevel int     `json:"max_level"`
+	URLs     int     `json:"urls"`
+	EverySec float64 `json:"every_s"`
+	PerHour  float64 `json:"per_hour"` // URLs ÷ Every, in requests an hour
+	Fits     bool    `json:"fits"`
+	// Over is how far the cost exceeds the budget, as a share of the
+	// budget (0.17: 17% more than the host allows); 0 when it fits.
+	Over float64 `json:"over"`
+}
+
+// Promises returns what each profile's promises cost at a host with
+// the given lines (Lines.Within, per profile, in the order of profiles)
+// under budget b: the window over the lines within the level limit, and
+// the stale bound over all lines.
+func Promises(profiles []claim.Profile, within []int, lines int, b Budget) []Promise {
+	var out []Promise
+	for i, p := range profiles {
+		if p.Window > 0 && i < len(within) {
+			out = append(out, promise(p.Name, "window", p.MaxLevel, within[i], p.Window, b))
+		}
+		if p.Stale > 0 {
+			out = append(out, promise(p.Name, "stale", -1, lines, p.Stale, b))
+		}
+	}
+	return out
+}
+
+func promise(name, kind string, level, urls int, every time.Duration, b Budget) Promise {
+	p := Promise{Profile: name, Kind: kind, MaxLevel: level, URLs: urls, EverySec: every.Seconds(),
+		PerHour: float64(urls) * float64(time.Hour) / float64(every), Fits: true}
+	if !b.Unlimited && p.PerHour > b.PerHour {
+		p.Fits, p.Over = false, p.PerHour/b.PerHour-1
+	}
+	return p
+}
+
+// Together returns what the window promises cost together, the profiles'
+// spiders sharing the host: their requests an hour, and how far that
+// exceeds the budget (0 when it fits).
+func Together(ps []Promise, b Budget) (perHour, over float64) {
+	for _, p := range ps {
+		if p.Kind == "window" {
+			perHour += p.PerHour
+		}
+	}
+	if !b.Unlimited && perHour > b.PerHour {
+		over = perHour/b.PerHour - 1
+	}
+	return perHour, over
+}
+
+// Text says a promise and its verdict in one line, with the arithmetic
+// and, when it does not fit, the options:
+//
+//	fast promises 4,210 URLs (level ≤ 3) every 1h = 4,210 requests/h; host example.org allows 3,600/h (delay 1s): does not fit by 17%; raise the rate (--delay), lower --max-level, or lengthen --window
+func (p Promise) Text(host string, b Budget) string {
+	var s strings.Builder
+	what := ""
+	if p.Kind == "stale" {
+		what = " (stale bound)"
+	}
+	fmt.Fprintf(&s, "%s%s promises %s URLs", p.Profile, what, Count(float64(p.URLs)))
+	if p.MaxLevel >= 0 {
+		fmt.Fprintf(&s, " (level ≤ %d)", p.MaxLevel)
+	}
+	fmt.Fprintf(&s, " every %s = %s requests/h; host %s %s", Duration(p.EverySec), Count(p.PerHour), host, b.Text())
+	switch {
+	case p.Fits:
+		s.WriteString(": fits")
+		if !b.Unlimited {
+			fmt.Fprintf(&s, " (%d%% of the budget)", int(math.Round(100*p.PerHour/b.PerHour)))
+		}
+	case p.Kind == "stale":
+		fmt.Fprintf(&s, ": does not fit by %s; raise the rate (--delay) or lengthen --stale", Percent(p.Over))
+	default:
+		fmt.Fprintf(&s, ": does not fit by %s; raise the rate (--delay)", Percent(p.Over))
+		if p.MaxLevel > 0 {
+			s.WriteString(", lower --max-level,")
+		}
+		s.WriteString(" or lengthen --window")
+	}
+	return s.String()
+}
+
+// Text says the budget: "allows 3,600/h (delay 1s)".
+func (b Budget) Text() string {
+	if b.Unlimited {
+		return "is not paced (delay 0: no budget)"
+	}
+	return fmt.Sprintf("allows %s/h (%s)", Count(b.PerHour), b.Why())
+}
+
+// Why says which delay binds: "delay 1s", "robots.txt Crawl-delay 5s".
+func (b Budget) Why() string {
+	if b.CrawlDelaySec > b.SpiderDelaySec {
+		return "robots.txt Crawl-delay " + Duration(b.CrawlDelaySec)
+	}
+	return "delay " + Duration(b.DelaySec)
+}
+
+// Count writes n rounded, with thousands separated: 4,210.
+func Count(n float64) string {
+	s := strconv.FormatInt(int64(math.Round(n)), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// Percent writes a share as a whole percentage, at least 1%: 17%.
+func Percent(share float64) string {
+	return fmt.Sprintf("%d%%", max(int(math.Round(100*share)), 1))
+}
+
+// Duration writes seconds as a short duration, to a second under an
+// hour, a minute under a day, an hour beyond: 1s, 1m30s, 2h43m, 336h.
+func Duration(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < time.Second:
+		return d.String()
+	case d < time.Hour:
+		d = d.Round(time.Second)
+	case d < 24*time.Hour:
+		d = d.Round(time.Minute)
+	default:
+		d = d.Round(time.Hour)
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}

@@ -1,0 +1,75 @@
+package crawl
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/account"
+	"github.com/spider-mirror/spider/internal/mirrorindex"
+)
+
+// A promise the host's budget cannot keep is said in the run's log once,
+// with the arithmetic, however many passes count it; each counting pass
+// adds a sample to the account over time, and the mirror gets its page.
+func TestRunSaysOnceWhenPromiseDoesNotFit(t *testing.T) {
+	v := newEnv(t)
+	links := ""
+	for i := range 30 {
+		links += fmt.Sprintf(`<a href="/p%d">%d</a>`, i, i)
+		v.site.set(fmt.Sprintf("/p%d", i), 200, "page")
+	}
+	v.site.set("/", 200, links)
+	v.crawl(t, time.Hour) // the list now holds 31 lines
+	// 31 URLs every 100ms cost 1,116,000 requests an hour; one request
+	// every 10ms allows 360,000.
+	var log syncBuffer
+	var mu sync.Mutex
+	clock := v.clock
+	v.cfg = func(c *Config) {
+		c.Profile.Window, c.Profile.Batch, c.Delay, c.MaxCycles, c.UntilIdle = 100*time.Millisecond, 5, 10*time.Millisecond, 6, false
+		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		c.Now = func() time.Time { // a second a call: every pass counts
+			mu.Lock()
+			defer mu.Unlock()
+			clock = clock.Add(time.Second)
+			return clock
+		}
+	}
+	v.crawl(t, time.Hour)
+	host := strings.TrimPrefix(v.base, "http://")
+	want := "slow promises 31 URLs every 100ms = 1,116,000 requests/h; host " + host + " allows 360,000/h (delay 10ms): does not fit by 210%; raise the rate (--delay) or lengthen --window"
+	if n := strings.Count(log.String(), "does not fit"); n != 1 || !strings.Contains(log.String(), want) {
+		t.Errorf("log says %d times that the promise does not fit, want once: %q\nlog:\n%s", n, want, log.String())
+	}
+	series, err := account.ReadSeries(v.list.Path()+account.SeriesSuffix, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) < 2 {
+		t.Fatalf("%d samples, want one per counting pass (at least 2)", len(series))
+	}
+	last := series[len(series)-1]
+	if h := last.Hosts[0]; last.Spider != "slow" || h.Host != host || h.Lines != 31 || h.Budget != 360000 || h.Promise != 1116000 {
+		t.Errorf("last sample %+v", last)
+	}
+	page, err := os.ReadFile(filepath.Join(v.mdir, mirrorindex.AccountPage))
+	if err != nil || !strings.Contains(string(page), "<h2>"+host+"</h2>") {
+		t.Errorf("account page: %v\n%s", err, page)
+	}
+	// Without a delay the host is not paced: nothing to say.
+	var unpaced syncBuffer
+	v.cfg = func(c *Config) {
+		c.Profile.Window, c.Delay = 100*time.Millisecond, 0
+		c.Logger = slog.New(slog.NewTextHandler(&unpaced, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	v.crawl(t, time.Hour)
+	if strings.Contains(unpaced.String(), "does not fit") {
+		t.Errorf("an unpaced host's promise said not to fit:\n%s", unpaced.String())
+	}
+}
