@@ -90,15 +90,18 @@ type CycleStats struct {
 	Claimed   int       `json:"claimed"`    // lines claimed
 	// FirstElsewhere counts lines never visited that other live spiders
 	// hold: their first visits may bring links this spider would take.
-	FirstElsewhere int     `json:"first_elsewhere"`
-	Lowered        int     `json:"lowered"` // lines given a lower level by an Add
-	Hinted         int     `json:"hinted"`  // lines an Add's Hint marked changed
-	WaitSec        float64 `json:"lock_wait_s"`
-	HeldSec        float64 `json:"lock_held_s"`
-	ScanSec        float64 `json:"scan_s"`     // of the lock held: reading and deciding
-	WriteSec       float64 `json:"write_s"`    // of the lock held: journal, writes, fsyncs
-	Rewrote        bool    `json:"rewrote"`    // the pass rewrote the whole file
-	TornBytes      int64   `json:"torn_bytes"` // bytes of a torn last line truncated
+	FirstElsewhere int `json:"first_elsewhere"`
+	// Unvisited counts lines never visited that no spider holds after
+	// the pass: the backlog of a first mirror.
+	Unvisited int     `json:"unvisited"`
+	Lowered   int     `json:"lowered"` // lines given a lower level by an Add
+	Hinted    int     `json:"hinted"`  // lines an Add's Hint marked changed
+	WaitSec   float64 `json:"lock_wait_s"`
+	HeldSec   float64 `json:"lock_held_s"`
+	ScanSec   float64 `json:"scan_s"`     // of the lock held: reading and deciding
+	WriteSec  float64 `json:"write_s"`    // of the lock held: journal, writes, fsyncs
+	Rewrote   bool    `json:"rewrote"`    // the pass rewrote the whole file
+	TornBytes int64   `json:"torn_bytes"` // bytes of a torn last line truncated
 }
 
 // Run performs the pass c under the list's lock.

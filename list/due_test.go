@@ -118,3 +118,16 @@ func TestHintOfDuplicateAdds(t *testing.T) {
 		}
 	}
 }
+
+// A pass says how many lines never visited it leaves unclaimed.
+func TestUnvisited(t *testing.T) {
+	l := listAt(t, Header+"\n")
+	c := run(t, l, &Cycle{Spider: "a", Now: t0, Add: []Add{{URL: "http://h/1"}, {URL: "http://h/2"}, {URL: "http://h/3"}}, Pick: allPicker{1}})
+	if c.Stats.Unvisited != 2 {
+		t.Errorf("after appending 3 and claiming 1: Unvisited %d, want 2", c.Stats.Unvisited)
+	}
+	c = run(t, l, &Cycle{Spider: "a", Now: t0, Results: []Result{{URL: "http://h/1", State: Downloaded, File: "h/1", Modified: t0}}, Pick: allPicker{2}})
+	if c.Stats.Unvisited != 0 {
+		t.Errorf("after claiming the other 2: Unvisited %d, want 0", c.Stats.Unvisited)
+	}
+}

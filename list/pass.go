@@ -147,6 +147,7 @@ func (p *plan) merge(k *scanWorker, st *CycleStats) {
 	st.Lowered += k.stats.Lowered
 	st.Hinted += k.stats.Hinted
 	st.FirstElsewhere += k.stats.FirstElsewhere
+	st.Unvisited += k.stats.Unvisited
 	st.Due += k.stats.Due
 }
 
@@ -161,6 +162,7 @@ func (p *plan) appendNew(c *Cycle, pend map[string]*pending, reserve func(url st
 			continue
 		}
 		m.exists = true
+		c.Stats.Unvisited++
 		p.fresh = append(p.fresh, Entry{Level: a.Level, State: Found, Due: c.Now.UTC().Truncate(time.Second), URL: a.URL})
 		w := a.Width
 		if w <= 0 {
@@ -316,6 +318,9 @@ func (k *scanWorker) line(off int64, v *view) error {
 	}
 	if changed {
 		k.updates = append(k.updates, update{off: off, prefix: v.urlOff, e: e.Clone()})
+	}
+	if e.Spider == "" && e.Modified.IsZero() {
+		k.stats.Unvisited++
 	}
 	if e.Spider == "" && c.Pick != nil && c.Pick.Due(e) {
 		k.stats.Due++

@@ -24,6 +24,9 @@ func (p *plan) claim(c *Cycle) {
 	// would put both on the heap, the Picker being an interface.
 	sort.Sort(sort.Reverse(&p.h))
 	for _, it := range p.h.items {
+		if it.e.Modified.IsZero() {
+			c.Stats.Unvisited--
+		}
 		c.Claimed = append(c.Claimed, it.e)
 		e := it.e
 		e.Spider = c.Spider

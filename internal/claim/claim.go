@@ -98,6 +98,7 @@ type bounds struct {
 	now, staleBy    time.Time
 	window, longest time.Duration
 	hasStale        bool
+	backlog         bool // see Picker.Backlog
 }
 
 func boundsOf(p Profile, now time.Time) bounds {
@@ -145,6 +146,8 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 		return false
 	case e.Modified.IsZero():
 		return true
+	case b.backlog && e.Level > 0 && !e.Hinted():
+		return false // first visits before refreshes: see Picker.Backlog
 	}
 	return !b.now.Before(e.Modified.Add(b.interval(e)))
 }
@@ -200,6 +203,14 @@ type Picker struct {
 	Now  time.Time
 	Want int // claim at most this many (≤ P.Batch); 0 means P.Batch
 	Skip func(url string) bool
+	// Backlog says the list holds lines never visited that no spider
+	// has claimed: a first mirror is under way. Then a copy is refreshed
+	// only if it is a start page (level 0) or a page announced changed
+	// (hinted), besides the stale bound: every request goes where it
+	// makes a page current for sure, so a first mirror completes at the
+	// budget's rate whatever the windows, while the start pages and the
+	// announcements keep the new pages coming.
+	Backlog bool
 
 	next atomic.Int64 // unix nanoseconds; see Next
 	once sync.Once
@@ -207,7 +218,7 @@ type Picker struct {
 }
 
 func (k *Picker) bounds() *bounds {
-	k.once.Do(func() { k.b = boundsOf(k.P, k.Now) })
+	k.once.Do(func() { k.b = boundsOf(k.P, k.Now); k.b.backlog = k.Backlog })
 	return &k.b
 }
 

@@ -242,3 +242,31 @@ func TestNextDueWithModel(t *testing.T) {
 		t.Errorf("NextDue = %v, want Longest's %v", got, want)
 	}
 }
+
+// While a first mirror is under way (a backlog of lines never visited),
+// a copy is refreshed only if it is a start page or hinted, or stale.
+func TestDueDuringBacklog(t *testing.T) {
+	p := slow
+	old := ago(30 * time.Hour)
+	tests := []struct {
+		name string
+		e    list.Entry
+		want bool
+	}{
+		{"never visited", list.Entry{Level: 5, State: list.Found, Due: ago(time.Hour)}, true},
+		{"start page past its window", list.Entry{Level: 0, State: list.Downloaded, Modified: old}, true},
+		{"page past its window waits", list.Entry{Level: 2, State: list.Downloaded, Modified: old}, false},
+		{"announced page", list.Entry{Level: 2, State: list.Downloaded, Modified: old, Due: old}, true},
+		{"stale page", list.Entry{Level: 2, State: list.Downloaded, Modified: ago(400 * time.Hour)}, true},
+	}
+	for _, tt := range tests {
+		k := &Picker{P: p, Now: now, Backlog: true}
+		if got := k.Due(&tt.e); got != tt.want {
+			t.Errorf("%s: Due = %v, want %v", tt.name, got, tt.want)
+		}
+		k = &Picker{P: p, Now: now}
+		if !k.Due(&tt.e) {
+			t.Errorf("%s: not due without a backlog", tt.name)
+		}
+	}
+}

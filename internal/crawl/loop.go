@@ -43,6 +43,7 @@ type run struct {
 	spacing          time.Duration // passes while fetching ahead are this far apart
 	idleUntil        time.Time     // nothing to do: the next pass waits until then
 	elsewhere        [2]int        // at the last idle pass: lines never visited that other spiders hold, and the list's lines
+	backlog          bool          // the last pass left lines never visited unclaimed: claim.Picker.Backlog
 	stopping         bool          // no more claims
 	over             bool          // the loop ends once no pass is under way
 	err              error

@@ -139,9 +139,9 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		// The mirror cannot be written: claim nothing until the back-off
 		// ends (storage.go).
 	case len(carried) > 0:
-		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip}, ahead: carried, want: max(want, 0)}
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog}, ahead: carried, want: max(want, 0)}
 	case want > 0:
-		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip}
+		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog}
 	}
 	c.Extra = r.status(now)
 	return c, carried
@@ -176,6 +176,7 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	r.first = false
+	r.backlog = c.Stats.Unvisited > 0
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)
