@@ -32,9 +32,17 @@ func (s *Site) rebuildLocked() {
 	next := make(map[string]*page, len(s.pages))
 	add := func(key, ctype string, c content) {
 		p := &page{body: c.body, ctype: ctype, links: c.links}
-		sum := sha256.Sum256(c.body)
-		p.etag = `"` + hex.EncodeToString(sum[:8]) + `"`
-		switch old, seen := s.stamps[key]; {
+		sum := digest(c.body)
+		old, seen := s.stamps[key]
+		p.ver = old.ver + 1
+		if seen && old.sum == sum {
+			p.ver = old.ver
+		}
+		if s.opt.Versioned && ctype == htmlType {
+			p.body = markVersion(c.body, p.ver)
+		}
+		p.etag = `"` + digest(p.body) + `"`
+		switch {
 		case seen && old.etag == p.etag:
 			p.mod = old.mod
 		case seen && !now.After(old.mod):
@@ -42,7 +50,7 @@ func (s *Site) rebuildLocked() {
 		default:
 			p.mod = now
 		}
-		s.stamps[key] = stamp{p.etag, p.mod}
+		s.stamps[key] = stamp{p.etag, sum, p.mod, p.ver}
 		next[key] = p
 	}
 
@@ -68,6 +76,31 @@ func (s *Site) rebuildLocked() {
 
 	s.pages = next
 	s.levels = levels(next)
+}
+
+// digest is the hex of the first 8 bytes of body's SHA-256.
+func digest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:8])
+}
+
+// VersionMeta is the name of the meta element that carries an HTML page's
+// version with Options.Versioned: <meta name="x-version" content="N">.
+const VersionMeta = "x-version"
+
+// charsetMeta opens the head of every HTML page; the version marker
+// follows it.
+const charsetMeta = "<meta charset=\"utf-8\">\n"
+
+// markVersion returns body with the version marker after its charset meta.
+func markVersion(body []byte, ver int) []byte {
+	i := bytes.Index(body, []byte(charsetMeta))
+	if i < 0 {
+		panic("sitetest: HTML page without its charset meta") // every page starts with newPage
+	}
+	i += len(charsetMeta)
+	mark := fmt.Sprintf("<meta name=%q content=\"%d\">\n", VersionMeta, ver)
+	return append(append(append([]byte(nil), body[:i]...), mark...), body[i:]...)
 }
 
 // addFunc adds a rendered page to the site being built, at key.
@@ -138,7 +171,7 @@ func newDoc(title string) *doc { return newPage(siteName, title, forumNav) }
 // newPage starts a page of the named site: head, header and navigation bar.
 func newPage(site, title string, nav []navLink) *doc {
 	d := &doc{}
-	fmt.Fprintf(&d.b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s — %s</title>\n",
+	fmt.Fprintf(&d.b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"+charsetMeta+"<title>%s — %s</title>\n",
 		html.EscapeString(title), site)
 	d.link(`<link rel="stylesheet" href="%s">`+"\n", cssPath, cssPath)
 	d.b.WriteString("</head>\n<body>\n<header id=\"top\">\n")

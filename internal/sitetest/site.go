@@ -103,6 +103,10 @@ type Options struct {
 	// OnRequest, if set, is called with every request as it is logged:
 	// the log keeps only the latest ones, a counter sees them all.
 	OnRequest func(Request)
+	// Versioned writes every HTML page's version (see Versions) into its
+	// head as <meta name="x-version" content="N">, so a copy of the page
+	// tells which version it holds after any link rewriting.
+	Versioned bool
 }
 
 // Request is one entry of the request log.
@@ -149,10 +153,12 @@ type topic struct {
 	hasReplies bool
 }
 
-// stamp is the validator pair last served for a path.
+// stamp is the validator pair last served for a path, and its version.
 type stamp struct {
 	etag string
+	sum  string // digest of the body without its version marker
 	mod  time.Time
+	ver  int
 }
 
 // page is one servable resource as of the last rebuild.
@@ -161,6 +167,7 @@ type page struct {
 	ctype string
 	etag  string
 	mod   time.Time
+	ver   int
 	links []string // keys of linked pages on this site, in document order
 }
 
@@ -276,6 +283,20 @@ func (s *Site) Levels() map[string]int {
 	out := make(map[string]int, len(s.levels))
 	for p, l := range s.levels {
 		out[p] = l
+	}
+	return out
+}
+
+// Versions returns the version of every path in Paths: 1 when the path was
+// first served, plus one for every change of its body since (a page that
+// vanished and came back with the same body keeps its version). With
+// Options.Versioned an HTML page's body carries its version (VersionMeta).
+func (s *Site) Versions() map[string]int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(map[string]int, len(s.levels))
+	for p := range s.levels {
+		out[p] = s.pages[p].ver
 	}
 	return out
 }
