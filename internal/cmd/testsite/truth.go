@@ -53,8 +53,11 @@ func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 // (…)") is not listed.
 func (t *truth) record(site *sitetest.Site, desc string, now time.Time) {
 	t.Time = unixSeconds(now)
+	if t.Changes == nil {
+		t.Changes = []truthChange{} // a list in the JSON, never null
+	}
 	t.Versions = site.Versions()
-	t.Unmarked = t.Unmarked[:0]
+	t.Unmarked = []string{}
 	for p := range t.Versions {
 		if b, _ := site.Body(p); !bytes.Contains(b, []byte(`<meta name="`+sitetest.VersionMeta+`"`)) {
 			t.Unmarked = append(t.Unmarked, p)
