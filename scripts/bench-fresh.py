@@ -244,7 +244,7 @@ def request_stats(lines, t0, t1):
     times.sort()
     peak, j = 0, 0
     for i, t in enumerate(times):
-        while times[j] < t - 10:
+        while times[j] <= t - 10:  # the 10 s ending at t, (t-10, t]
             j += 1
         peak = max(peak, i - j + 1)
     span = t1 - t0

@@ -2,8 +2,6 @@ package sitetest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"html"
 	"image"
@@ -76,31 +74,6 @@ func (s *Site) rebuildLocked() {
 
 	s.pages = next
 	s.levels = levels(next)
-}
-
-// digest is the hex of the first 8 bytes of body's SHA-256.
-func digest(body []byte) string {
-	sum := sha256.Sum256(body)
-	return hex.EncodeToString(sum[:8])
-}
-
-// VersionMeta is the name of the meta element that carries an HTML page's
-// version with Options.Versioned: <meta name="x-version" content="N">.
-const VersionMeta = "x-version"
-
-// charsetMeta opens the head of every HTML page; the version marker
-// follows it.
-const charsetMeta = "<meta charset=\"utf-8\">\n"
-
-// markVersion returns body with the version marker after its charset meta.
-func markVersion(body []byte, ver int) []byte {
-	i := bytes.Index(body, []byte(charsetMeta))
-	if i < 0 {
-		panic("sitetest: HTML page without its charset meta") // every page starts with newPage
-	}
-	i += len(charsetMeta)
-	mark := fmt.Sprintf("<meta name=%q content=\"%d\">\n", VersionMeta, ver)
-	return append(append(append([]byte(nil), body[:i]...), mark...), body[i:]...)
 }
 
 // addFunc adds a rendered page to the site being built, at key.

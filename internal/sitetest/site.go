@@ -287,20 +287,6 @@ func (s *Site) Levels() map[string]int {
 	return out
 }
 
-// Versions returns the version of every path in Paths: 1 when the path was
-// first served, plus one for every change of its body since (a page that
-// vanished and came back with the same body keeps its version). With
-// Options.Versioned an HTML page's body carries its version (VersionMeta).
-func (s *Site) Versions() map[string]int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make(map[string]int, len(s.levels))
-	for p := range s.levels {
-		out[p] = s.pages[p].ver
-	}
-	return out
-}
-
 // Body returns a copy of the current body served at path, including pages
 // linked from nowhere such as /robots.txt; ok is false if path answers 404,
 // 410 or a redirect.
