@@ -62,9 +62,12 @@ func (s *Site) rebuildLocked() {
 	sort.SliceStable(latest, func(i, j int) bool { return latest[i].announced > latest[j].announced })
 	latest = latest[:min(LatestLen, len(latest))]
 
-	if s.opt.Shape == Articles {
+	switch {
+	case s.opt.Shape == Articles && s.opt.StablePages:
+		s.renderStableArticles(add, live, latest)
+	case s.opt.Shape == Articles:
 		s.renderArticles(add, live, latest)
-	} else {
+	default:
 		renderForum(add, live, latest)
 	}
 	add(cssPath, "text/css; charset=utf-8", content{[]byte(siteCSS), []string{logoPath}})

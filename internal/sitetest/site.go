@@ -103,10 +103,12 @@ type Options struct {
 	// OnRequest, if set, is called with every request as it is logged:
 	// the log keeps only the latest ones, a counter sees them all.
 	OnRequest func(Request)
-	// Versioned writes every HTML page's version (see Versions) into its
-	// head as <meta name="x-version" content="N">, so a copy of the page
-	// tells which version it holds after any link rewriting.
+	// Versioned puts each HTML page's version (Versions) in its head as
+	// <meta name="x-version" content="N">, which survives link rewriting.
 	Versioned bool
+	// StablePages: Articles' index pages are fixed buckets of article
+	// numbers, never shifted (renderStableArticles); the forum ignores it.
+	StablePages bool
 }
 
 // Request is one entry of the request log.

@@ -48,7 +48,14 @@ func readTruth(t *testing.T, name string) truth {
 // after each change that the truth file agrees with what the site serves
 // and that the change is of the kind the rotation promises.
 func TestFreshMixTruth(t *testing.T) {
-	site := sitetest.New(sitetest.Options{Shape: sitetest.Articles, Topics: 80, Versioned: true})
+	for _, stable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "shifting pages", true: "stable pages"}[stable], func(t *testing.T) {
+			freshMixTruth(t, sitetest.New(sitetest.Options{Shape: sitetest.Articles, Topics: 80, Versioned: true, StablePages: stable}))
+		})
+	}
+}
+
+func freshMixTruth(t *testing.T, site *sitetest.Site) {
 	c := newFreshChurner(site, 7)
 	name := filepath.Join(t.TempDir(), "truth.json")
 	var tr truth

@@ -6,7 +6,7 @@
 //
 //	testsite [-addr 127.0.0.1:0] [-shape forum] [-topics 30] [-latency 0] [-churn 10s] [-ready-file PATH]
 //	testsite [-shape forum] [-topics 30] -describe
-//	testsite -shape articles -topics 960 -churn 1s -churn-mix fresh [-seed 1] -truth-file PATH [-request-log PATH]
+//	testsite -shape articles -topics 960 -stable-pages -churn 1s -churn-mix fresh [-seed 1] -truth-file PATH [-request-log PATH]
 //
 // -shape articles serves sitetest's Articles shape instead of the forum:
 // the same topics as long articles with an image each (nearly half the
@@ -37,7 +37,10 @@
 // which each HTML page also carries as <meta name="x-version" content="N">,
 // and the changes so far (truth.go). -request-log PATH logs every request
 // answered, one line each ("UNIXTIME STATUS METHOD URI"), flushed after
-// every change and at exit.
+// every change and at exit. -stable-pages numbers the articles shape's
+// section and archive pages as fixed ranges of articles (an archive by
+// month, say), so that a change touches a few pages, not every page after
+// it (sitetest.Options.StablePages).
 //
 // SIGINT or SIGTERM shuts the server down, prints what it served
 //

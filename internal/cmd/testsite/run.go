@@ -29,6 +29,7 @@ type options struct {
 	seed      uint64
 	truthFile string
 	reqLog    string
+	stable    bool
 }
 
 // usageError marks errors in the command line (exit status 2). quiet means
@@ -55,6 +56,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mix, "churn-mix", "demo", "changes to make: demo (add, silent edit, delete) or fresh (add, announced edit, silent edit, delete)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the fresh mix's choice of topics")
 	fs.StringVar(&o.truthFile, "truth-file", "", "keep every live path's version in `path` (JSON; pages carry theirs in <meta name=\"x-version\">)")
+	fs.BoolVar(&o.stable, "stable-pages", false, "articles shape: section and archive pages hold fixed ranges of articles, never shifted")
 	fs.StringVar(&o.reqLog, "request-log", "", "log every request answered to `path`, one line each")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		onRequest = func(r sitetest.Request) { count.add(r); reqLog.add(r) }
 	}
 	site := sitetest.New(sitetest.Options{Shape: o.shape, Topics: o.topics, Latency: o.latency,
-		OnRequest: onRequest, Versioned: o.truthFile != ""})
+		OnRequest: onRequest, Versioned: o.truthFile != "", StablePages: o.stable})
 	if o.describe {
 		fmt.Fprintln(stdout, describe(o.shape, o.topics, site))
 		return nil
