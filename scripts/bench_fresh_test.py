@@ -90,7 +90,7 @@ class Copies(unittest.TestCase):
 class Arithmetic(unittest.TestCase):
     def test_freshness(self):
         versions = {"/": 3, "/a": 2, "/b": 1, "/img.png": 1}
-        copies = {"/": 3, "/a": 1, "/img.png": 1, "/deleted": 5}
+        copies = {"/": 3, "/a": 1, "/img.png": 1, "/deleted": 5, "/deleted/too": 1}
         # /b has no copy: not current; /a is behind; /deleted is not live.
         self.assertEqual(bf.freshness(versions, copies), (4, 2, 3))
         # A copy newer than a truth read a moment earlier counts as current.
