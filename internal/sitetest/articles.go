@@ -86,14 +86,19 @@ func (s *Site) renderArticles(add addFunc, live, latest []*topic) {
 	add("/", htmlType, renderFrontPage(latest))
 	add("/about", htmlType, renderMagazineAbout())
 	for _, t := range live {
-		add(t.path, htmlType, renderArticle(t, sectionPage[t]))
-		img := s.images[t.id]
-		if img == nil {
-			img = articleImage(t.id)
-			s.images[t.id] = img
-		}
-		add(imagePath(t), "image/png", content{body: img})
+		add(t.path, htmlType, renderArticle(t, sectionPath(sectionOf(t), sectionPage[t])))
+		add(imagePath(t), "image/png", content{body: s.image(t)})
 	}
+}
+
+// image returns article t's image, encoded once.
+func (s *Site) image(t *topic) []byte {
+	img := s.images[t.id]
+	if img == nil {
+		img = articleImage(t.id)
+		s.images[t.id] = img
+	}
+	return img
 }
 
 // listArticles writes a list of articles, each with its summary, which no
@@ -175,11 +180,13 @@ func renderArchive(p, n int, list []*topic) content {
 	return d.done()
 }
 
-func renderArticle(t *topic, sectionPage int) content {
+// renderArticle renders article t, which links its section's page at
+// sectionRef.
+func renderArticle(t *topic, sectionRef string) content {
 	d := newPage(magazineName, t.title, magazineNav)
 	name := sectionOf(t)
 	d.printf("<article>\n<h1>%s</h1>\n<p class=\"meta\">Article #%d, revision %d, in ", html.EscapeString(t.title), t.id, t.rev)
-	d.link(`<a href="%s">`+name+`</a>.</p>`+"\n", sectionPath(name, sectionPage), sectionPath(name, sectionPage))
+	d.link(`<a href="%s">`+name+`</a>.</p>`+"\n", sectionRef, sectionRef)
 	w, h := imageSize(t.id)
 	d.link(`<figure><img src="%s"`, "../media/"+itoa(t.id)+".png", imagePath(t))
 	d.printf(` alt="Figure %d" width="%d" height="%d"><figcaption>Figure %d.</figcaption></figure>`+"\n", t.id, w, h, t.id)

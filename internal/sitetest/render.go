@@ -2,8 +2,6 @@ package sitetest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"html"
 	"image"
@@ -32,9 +30,17 @@ func (s *Site) rebuildLocked() {
 	next := make(map[string]*page, len(s.pages))
 	add := func(key, ctype string, c content) {
 		p := &page{body: c.body, ctype: ctype, links: c.links}
-		sum := sha256.Sum256(c.body)
-		p.etag = `"` + hex.EncodeToString(sum[:8]) + `"`
-		switch old, seen := s.stamps[key]; {
+		sum := digest(c.body)
+		old, seen := s.stamps[key]
+		p.ver = old.ver + 1
+		if seen && old.sum == sum {
+			p.ver = old.ver
+		}
+		if s.opt.Versioned && ctype == htmlType {
+			p.body = markVersion(c.body, p.ver)
+		}
+		p.etag = `"` + digest(p.body) + `"`
+		switch {
 		case seen && old.etag == p.etag:
 			p.mod = old.mod
 		case seen && !now.After(old.mod):
@@ -42,7 +48,7 @@ func (s *Site) rebuildLocked() {
 		default:
 			p.mod = now
 		}
-		s.stamps[key] = stamp{p.etag, p.mod}
+		s.stamps[key] = stamp{p.etag, sum, p.mod, p.ver}
 		next[key] = p
 	}
 
@@ -56,9 +62,12 @@ func (s *Site) rebuildLocked() {
 	sort.SliceStable(latest, func(i, j int) bool { return latest[i].announced > latest[j].announced })
 	latest = latest[:min(LatestLen, len(latest))]
 
-	if s.opt.Shape == Articles {
+	switch {
+	case s.opt.Shape == Articles && s.opt.StablePages:
+		s.renderStableArticles(add, live, latest)
+	case s.opt.Shape == Articles:
 		s.renderArticles(add, live, latest)
-	} else {
+	default:
 		renderForum(add, live, latest)
 	}
 	add(cssPath, "text/css; charset=utf-8", content{[]byte(siteCSS), []string{logoPath}})
@@ -138,7 +147,7 @@ func newDoc(title string) *doc { return newPage(siteName, title, forumNav) }
 // newPage starts a page of the named site: head, header and navigation bar.
 func newPage(site, title string, nav []navLink) *doc {
 	d := &doc{}
-	fmt.Fprintf(&d.b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s — %s</title>\n",
+	fmt.Fprintf(&d.b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"+charsetMeta+"<title>%s — %s</title>\n",
 		html.EscapeString(title), site)
 	d.link(`<link rel="stylesheet" href="%s">`+"\n", cssPath, cssPath)
 	d.b.WriteString("</head>\n<body>\n<header id=\"top\">\n")

@@ -34,7 +34,9 @@ const (
 	// 13, 31, 25), 30 of them images. Every page carries the header's links
 	// to home, the sections, the archive and /about. The mutations work as
 	// on the forum, on articles; Delete removes the article's image too.
-	// The forum's redirects are not served.
+	// The forum's redirects are not served. With Options.StablePages the
+	// section and archive pages are fixed ranges of articles instead, so a
+	// change touches only the pages that list the article (stable.go).
 	Articles
 )
 

@@ -103,6 +103,12 @@ type Options struct {
 	// OnRequest, if set, is called with every request as it is logged:
 	// the log keeps only the latest ones, a counter sees them all.
 	OnRequest func(Request)
+	// Versioned puts each HTML page's version (Versions) in its head as
+	// <meta name="x-version" content="N">, which survives link rewriting.
+	Versioned bool
+	// StablePages: Articles' index pages are fixed buckets of article
+	// numbers, never shifted (renderStableArticles); the forum ignores it.
+	StablePages bool
 }
 
 // Request is one entry of the request log.
@@ -149,10 +155,12 @@ type topic struct {
 	hasReplies bool
 }
 
-// stamp is the validator pair last served for a path.
+// stamp is the validator pair last served for a path, and its version.
 type stamp struct {
 	etag string
+	sum  string // digest of the body without its version marker
 	mod  time.Time
+	ver  int
 }
 
 // page is one servable resource as of the last rebuild.
@@ -161,6 +169,7 @@ type page struct {
 	ctype string
 	etag  string
 	mod   time.Time
+	ver   int
 	links []string // keys of linked pages on this site, in document order
 }
 

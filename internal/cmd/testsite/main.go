@@ -6,6 +6,7 @@
 //
 //	testsite [-addr 127.0.0.1:0] [-shape forum] [-topics 30] [-latency 0] [-churn 10s] [-ready-file PATH]
 //	testsite [-shape forum] [-topics 30] -describe
+//	testsite -shape articles -topics 960 -stable-pages -churn 1s -churn-mix fresh [-seed 1] -truth-file PATH [-request-log PATH]
 //
 // -shape articles serves sitetest's Articles shape instead of the forum:
 // the same topics as long articles with an image each (nearly half the
@@ -26,6 +27,20 @@
 //
 // (on the articles shape, /article/… in place of /topic/…; a deleted
 // article's image answers 404 too)
+//
+// -churn-mix fresh makes the changes of scripts/bench-fresh instead, in a
+// rotation of four (fresh.go): added (announced on the home page),
+// announced (an edit that moves the topic to the top of the home page's
+// latest list), edited (silent, level 3 or deeper), deleted; -seed picks
+// the topics. -truth-file PATH keeps the ground truth there, rewritten
+// atomically at start and after every change: every live path's version,
+// which each HTML page also carries as <meta name="x-version" content="N">,
+// and the changes so far (truth.go). -request-log PATH logs every request
+// answered, one line each ("UNIXTIME STATUS METHOD URI"), flushed after
+// every change and at exit. -stable-pages numbers the articles shape's
+// section and archive pages as fixed ranges of articles (an archive by
+// month, say), so that a change touches a few pages, not every page after
+// it (sitetest.Options.StablePages).
 //
 // SIGINT or SIGTERM shuts the server down, prints what it served
 //

@@ -25,6 +25,11 @@ type options struct {
 	churn     time.Duration
 	readyFile string
 	describe  bool
+	mix       string // -churn-mix: demo or fresh
+	seed      uint64
+	truthFile string
+	reqLog    string
+	stable    bool
 }
 
 // usageError marks errors in the command line (exit status 2). quiet means
@@ -48,6 +53,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.churn, "churn", 10*time.Second, "interval between changes to the site (0 disables)")
 	fs.StringVar(&o.readyFile, "ready-file", "", "write the base URL to `path` once listening")
 	fs.BoolVar(&o.describe, "describe", false, "print what the site holds and exit without serving")
+	fs.StringVar(&o.mix, "churn-mix", "demo", "changes to make: demo (add, silent edit, delete) or fresh (add, announced edit, silent edit, delete)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the fresh mix's choice of topics")
+	fs.StringVar(&o.truthFile, "truth-file", "", "keep every live path's version in `path` (JSON; pages carry theirs in <meta name=\"x-version\">)")
+	fs.BoolVar(&o.stable, "stable-pages", false, "articles shape: section and archive pages hold fixed ranges of articles, never shifted")
+	fs.StringVar(&o.reqLog, "request-log", "", "log every request answered to `path`, one line each")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -63,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, usageError{err: fmt.Errorf("-latency %v: must not be negative", o.latency)}
 	case o.churn < 0:
 		return o, usageError{err: fmt.Errorf("-churn %v: must not be negative", o.churn)}
+	case o.mix != "demo" && o.mix != "fresh":
+		return o, usageError{err: fmt.Errorf("-churn-mix %q: must be demo or fresh", o.mix)}
 	}
 	if err := checkLoopback(o.addr); err != nil {
 		return o, usageError{err: err}
@@ -87,13 +99,27 @@ func checkLoopback(addr string) error {
 }
 
 // run serves the site until ctx is done, then shuts down and returns nil.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	count := newCounter()
-	site := sitetest.New(sitetest.Options{Shape: o.shape, Topics: o.topics, Latency: o.latency, OnRequest: count.add})
+	onRequest := count.add
+	var reqLog *requestLog
+	if o.reqLog != "" && !o.describe {
+		if reqLog, err = openRequestLog(o.reqLog); err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := reqLog.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("-request-log: %w", cerr)
+			}
+		}()
+		onRequest = func(r sitetest.Request) { count.add(r); reqLog.add(r) }
+	}
+	site := sitetest.New(sitetest.Options{Shape: o.shape, Topics: o.topics, Latency: o.latency,
+		OnRequest: onRequest, Versioned: o.truthFile != "", StablePages: o.stable})
 	if o.describe {
 		fmt.Fprintln(stdout, describe(o.shape, o.topics, site))
 		return nil
@@ -108,10 +134,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// Shutting down cancels requests still sleeping off -latency.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
+	// The server's goroutine, started here, ends when Serve returns: on
+	// Shutdown or Close below, or on a listener error that it reports.
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	base := "http://" + ln.Addr().String() + "/"
+	var tr truth
+	if o.truthFile != "" {
+		tr.record(site, "", time.Now())
+		if err := tr.write(o.truthFile); err != nil {
+			srv.Close()
+			return fmt.Errorf("-truth-file: %w", err)
+		}
+	}
 	fmt.Fprintf(stdout, "listening on %s\n", base)
 	if o.readyFile != "" {
 		if err := writeFileAtomic(o.readyFile, []byte(base+"\n")); err != nil {
@@ -120,27 +156,68 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.Remove(o.readyFile)
 	}
+	var c stepper = &churner{site: site}
+	if o.mix == "fresh" {
+		c = newFreshChurner(site, o.seed)
+	}
+	l := loop{o: o, site: site, srv: srv, served: served, churn: c, truth: &tr, reqLog: reqLog, stdout: stdout}
+	if err := l.run(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, count)
+	return nil
+}
 
+// stepper applies one change to the site and describes it ("KIND PATH").
+type stepper interface{ step() string }
+
+// loop is the serving site's life after start: a change every -churn
+// interval until ctx is done.
+type loop struct {
+	o      options
+	site   *sitetest.Site
+	srv    *http.Server
+	served <-chan error
+	churn  stepper
+	truth  *truth
+	reqLog *requestLog // nil without -request-log
+	stdout io.Writer
+}
+
+// run applies changes until ctx is done, then shuts the server down.
+func (l *loop) run(ctx context.Context) error {
 	var tick <-chan time.Time
-	if o.churn > 0 {
-		t := time.NewTicker(o.churn)
+	if l.o.churn > 0 {
+		t := time.NewTicker(l.o.churn)
 		defer t.Stop()
 		tick = t.C
 	}
-	c := &churner{site: site}
 	for {
 		select {
 		case <-tick:
-			fmt.Fprintf(stdout, "change: %s\n", c.step())
-		case err := <-served:
+			desc := l.churn.step()
+			fmt.Fprintf(l.stdout, "change: %s\n", desc)
+			if l.o.truthFile != "" {
+				l.truth.record(l.site, desc, time.Now())
+				if err := l.truth.write(l.o.truthFile); err != nil {
+					l.srv.Close()
+					return fmt.Errorf("-truth-file: %w", err)
+				}
+			}
+			if l.reqLog != nil {
+				if err := l.reqLog.Flush(); err != nil {
+					l.srv.Close()
+					return fmt.Errorf("-request-log: %w", err)
+				}
+			}
+		case err := <-l.served:
 			return fmt.Errorf("serve: %w", err)
 		case <-ctx.Done():
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil {
+			if err := l.srv.Shutdown(sctx); err != nil {
 				return fmt.Errorf("shutdown: %w", err)
 			}
-			fmt.Fprintln(stdout, count)
 			return nil
 		}
 	}

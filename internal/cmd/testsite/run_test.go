@@ -61,6 +61,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-churn", "-1s"},
 		{"-latency", "-1ms"},
 		{"-shape", "blog"},
+		{"-churn-mix", "chaos"},
 		{"-nosuchflag"},
 		{"extra"},
 	} {
