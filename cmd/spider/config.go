@@ -38,6 +38,7 @@ type ProfileConfig struct {
 	SpiderID    string    `toml:"spider_id"`
 	Window      *Duration `toml:"window"`
 	Longest     *Duration `toml:"longest"`
+	Shortest    *Duration `toml:"shortest"`
 	MaxLevel    *int      `toml:"max_level"`
 	Stale       *Duration `toml:"stale"`
 	Batch       *int      `toml:"batch"`

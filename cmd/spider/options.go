@@ -37,6 +37,7 @@ type Settings struct {
 	Hosts       []string
 	Window      time.Duration
 	Longest     time.Duration // longest revisit interval of a page that rarely changes
+	Shortest    time.Duration // shortest revisit interval of a page that changes often
 	HubLevel    int           // pages this deep or shallower are compared for announcements: the fast profile's depth
 	SlowWindow  time.Duration // the slow profile's window: how often requisites are refreshed
 	MaxLevel    int
@@ -80,7 +81,8 @@ type runFlags struct {
 	profile, config, list, mirror, spiderID   string
 	logFormat                                 string
 	starts                                    []string
-	window, longest, stale, delay, forDur     time.Duration
+	window, longest, shortest, stale, delay   time.Duration
+	forDur                                    time.Duration
 	lease                                     time.Duration
 	maxLevel, batch, concurrency, cycles, vrb int
 	untilIdle, quiet, version, help           bool
@@ -100,6 +102,7 @@ func newRunFlags() *runFlags {
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
 	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this, or later if they rarely change (fast 1h, slow 24h)")
 	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (fast 24h, slow 336h)")
+	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: the fast window)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
 	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this first, at any level; 0 = off (slow 336h)")
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
@@ -133,6 +136,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	}
 	s.HubLevel = hubLevel(s, cfg)
 	s.SlowWindow = slowWindow(s, cfg)
+	if s.Shortest == 0 {
+		s.Shortest = min(fastWindow(s, cfg), s.Window)
+	}
 	// The transport never opens more connections to a host than the
 	// shared cap allows the whole list.
 	s.Fetch.MaxConnsPerHost = s.Polite.HostConns
@@ -226,6 +232,7 @@ func (s *Settings) applyConfig(cfg *Config) {
 		setStr(&s.SpiderID, p.SpiderID)
 		setDur(&s.Window, p.Window)
 		setDur(&s.Longest, p.Longest)
+		setDur(&s.Shortest, p.Shortest)
 		setPtr(&s.MaxLevel, p.MaxLevel)
 		setDur(&s.Stale, p.Stale)
 		setPtr(&s.Batch, p.Batch)
@@ -254,6 +261,9 @@ func (f *runFlags) apply(s *Settings) {
 	}
 	if ch("longest") {
 		s.Longest = f.longest
+	}
+	if ch("shortest") {
+		s.Shortest = f.shortest
 	}
 	if ch("max-level") {
 		s.MaxLevel = f.maxLevel
@@ -358,33 +368,6 @@ func setPtr[T any](dst *T, v *T) {
 	}
 }
 
-// hubLevel is how deep pages are compared between visits for the links
-// they announce: as deep as the fast profile reaches (this spider's own
-// limit when it has one), since announcements are what its window is for.
-func hubLevel(s *Settings, cfg *Config) int {
-	if s.MaxLevel >= 0 {
-		return s.MaxLevel
-	}
-	level := profileDefaults["fast"].MaxLevel
-	if p, ok := cfg.Profile["fast"]; ok && p.MaxLevel != nil {
-		level = *p.MaxLevel
-	}
-	return level
-}
-
-// slowWindow is the slow profile's window: this spider's own if it is the
-// slow one (or a profile without a level limit), else the config's.
-func slowWindow(s *Settings, cfg *Config) time.Duration {
-	if s.Profile == "slow" || s.MaxLevel < 0 {
-		return s.Window
-	}
-	w := profileDefaults["slow"].Window
-	if p, ok := cfg.Profile["slow"]; ok && p.Window != nil {
-		w = p.Window.Duration
-	}
-	return w
-}
-
 func setDur(dst *time.Duration, v *Duration) {
 	if v != nil {
 		*dst = v.Duration
@@ -392,5 +375,5 @@ func setDur(dst *time.Duration, v *Duration) {
 }
 
 func (s *Settings) profile() claim.Profile {
-	return claim.Profile{Name: s.Profile, Window: s.Window, Longest: s.Longest, MaxLevel: s.MaxLevel, Stale: s.Stale, Batch: s.Batch}
+	return claim.Profile{Name: s.Profile, Window: s.Window, Shortest: s.Shortest, Longest: s.Longest, MaxLevel: s.MaxLevel, Stale: s.Stale, Batch: s.Batch}
 }

@@ -9,7 +9,8 @@
 //     starved;
 //   - its copy is as old as its revisit interval: the change model's
 //     (the line's due time, internal/change) bounded by the profile's
-//     Window below and its Longest above; the Window when the line has no
+//     Shortest (by default its Window) below and its Longest above; the
+//     Window when the line has no
 //     model, or is hinted: a hub or a sitemap said the page changed after
 //     its copy was taken (list.Entry.Hinted). An announced page thus
 //     reaches the mirror within a window of its announcement, and a hub
@@ -47,7 +48,10 @@ type Profile struct {
 	Window time.Duration
 	// Longest is the longest revisit interval within the level limit,
 	// however rarely the page changes; 0 means Window (no model).
-	Longest  time.Duration
+	Longest time.Duration
+	// Shortest is the shortest revisit interval of a page whose model
+	// says it changes more often than the Window; 0 means Window.
+	Shortest time.Duration
 	MaxLevel int           // lines deeper than this are not claimed (unless stale); -1 = no limit
 	Stale    time.Duration // a copy older than this is due at any level, first; 0 = off
 	Batch    int           // claim at most this many lines per pass
@@ -95,10 +99,10 @@ func Less(p Profile, now time.Time, a, b *list.Entry) bool {
 // found at or before staleBy is stale. Comparing times is cheaper than
 // subtracting them, and a pass compares millions.
 type bounds struct {
-	now, staleBy    time.Time
-	window, longest time.Duration
-	hasStale        bool
-	backlog         bool // see Picker.Backlog
+	now, staleBy              time.Time
+	window, shortest, longest time.Duration
+	hasStale                  bool
+	backlog                   bool // see Picker.Backlog
 }
 
 func boundsOf(p Profile, now time.Time) bounds {
@@ -106,7 +110,11 @@ func boundsOf(p Profile, now time.Time) bounds {
 	if p.Stale > 0 {
 		longest = min(longest, max(p.Stale, p.Window))
 	}
-	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, longest: longest, hasStale: p.Stale > 0}
+	shortest := p.Window
+	if p.Shortest > 0 {
+		shortest = min(p.Shortest, p.Window)
+	}
+	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, shortest: shortest, longest: longest, hasStale: p.Stale > 0}
 }
 
 // since is when the line last had news: its last visit, or when it was
@@ -128,12 +136,12 @@ func (b *bounds) stale(e *list.Entry) bool {
 }
 
 // interval is the revisit interval of a line with a copy: its model's,
-// within [window, longest].
+// within [shortest, longest].
 func (b *bounds) interval(e *list.Entry) time.Duration {
 	if e.Due.IsZero() || !e.Due.After(e.Modified) { // no model, or hinted
 		return b.window
 	}
-	return min(max(e.Due.Sub(e.Modified), b.window), b.longest)
+	return min(max(e.Due.Sub(e.Modified), b.shortest), b.longest)
 }
 
 func (b *bounds) due(p Profile, e *list.Entry) bool {

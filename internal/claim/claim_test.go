@@ -193,6 +193,8 @@ func TestDueWithModel(t *testing.T) {
 		{"model says 10m: the window holds it to 1h", fastM, list.Entry{State: list.Downloaded, Modified: ago(50 * time.Minute), Due: ago(40 * time.Minute)}, false},
 		{"model says a month: Longest makes it due at a day", fastM, list.Entry{State: list.Downloaded, Modified: ago(25 * time.Hour), Due: ago(25 * time.Hour).Add(720 * time.Hour)}, true},
 		{"no Longest: the window, as without a model", fast, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(5 * time.Hour)}, true},
+		{"slow, Shortest 1h: model says 2h, due at 3h", func() Profile { p := slowM; p.Shortest = time.Hour; return p }(), list.Entry{Level: 9, State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(2 * time.Hour)}, true},
+		{"slow, Shortest 1h: no model, the window", func() Profile { p := slowM; p.Shortest = time.Hour; return p }(), list.Entry{Level: 9, State: list.Downloaded, Modified: copyAt}, false},
 		{"slow: a day at least", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(20 * time.Hour), Due: ago(19 * time.Hour)}, false},
 		{"slow: model says 3 days", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(49 * time.Hour), Due: ago(49 * time.Hour).Add(72 * time.Hour)}, false},
 		{"slow: never past the stale bound", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(337 * time.Hour), Due: ago(337 * time.Hour).Add(9000 * time.Hour)}, true},

@@ -724,3 +724,30 @@ func TestForPassCarriesLinks(t *testing.T) {
 		t.Errorf("links carried twice: %v", adds)
 	}
 }
+
+// Without fetching ahead, a pass waits for every claim in flight, unless
+// a first visit's links wait: then it runs once its spacing is over, so a
+// chain of pages, one link each, is walked at the host's pace.
+func TestPassDueForFirstVisitLinks(t *testing.T) {
+	r := testRun(t)
+	r.jobs.ahead.set(false)
+	now := time.Now()
+	r.lastPass, r.spacing = now, time.Second // shorter than the flush interval
+	r.inflight["http://h/slow"], r.inflight["http://h/chain"] = false, false
+	o := &outcome{job: job{en: list.Entry{URL: "http://h/chain", Level: 7}}, res: list.Result{URL: "http://h/chain", State: list.Downloaded},
+		adds: []list.Add{{URL: "http://h/chain?next", Level: 8}}}
+	r.committed(committed{outs: []*outcome{o}})
+	if r.passDue(now) {
+		t.Fatal("pass due before its spacing")
+	}
+	if !r.passDue(now.Add(time.Second)) {
+		t.Fatal("pass not due after its spacing with a first visit's links waiting and a claim in flight")
+	}
+	if at := r.wakeAt(now); !at.Equal(now.Add(time.Second)) {
+		t.Errorf("wakeAt %v, want the end of the spacing", at)
+	}
+	r.firstLinks = false // a refresh's links: the pass waits for the claim in flight
+	if r.passDue(now.Add(time.Second)) {
+		t.Fatal("pass due with a refresh's result and a claim in flight")
+	}
+}

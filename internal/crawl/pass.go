@@ -46,6 +46,13 @@ func (r *run) passDue(now time.Time) bool {
 		return true
 	}
 	if !q.ahead {
+		// A first visit's links may lead to pages never visited (a
+		// chain of archive pages, one link a page): they go to the list
+		// once the spacing is over, not after the slowest claim in
+		// flight, so a chain is walked at the host's pace.
+		if r.firstLinks && now.Sub(r.lastPass) >= r.spacing {
+			return true
+		}
 		// Lines fetched ahead before it went off still wait for a claim.
 		return (p > 0 || q.open > 0) && p >= len(r.inflight)
 	}
@@ -66,7 +73,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 		return r.idleUntil
 	}
 	var at time.Time
-	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); q.ahead && q.queued > 0 && spaced.After(now) {
+	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); (q.ahead && q.queued > 0 || !q.ahead && r.firstLinks) && spaced.After(now) {
 		at = spaced
 	}
 	if len(r.results) > 0 {
@@ -86,7 +93,7 @@ func (r *run) startPass() {
 	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
-	r.passing, r.idleUntil = true, time.Time{}
+	r.passing, r.idleUntil, r.firstLinks = true, time.Time{}, false
 	e := r.e
 	go func() { r.passDone <- e.runPass(r.ctx, c, carried) }()
 }
@@ -153,7 +160,7 @@ func (r *run) status(now time.Time) []byte {
 	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
 	cut, capped := r.e.follow.traps.snapshot()
 	delay := r.e.cfg.Delay.Seconds()
-	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), MaxLevel: p.MaxLevel,
+	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), ShortestSec: p.Shortest.Seconds(), MaxLevel: p.MaxLevel,
 		DelaySec: &delay,
 		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
 		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,

@@ -14,9 +14,11 @@ type Status struct {
 	WindowSec float64 `json:"window_s"`
 	// LongestSec is the profile's longest revisit interval (claim.Profile.Longest).
 	LongestSec float64 `json:"longest_s,omitempty"`
-	MaxLevel   int     `json:"max_level"`
-	StaleSec   float64 `json:"stale_s"`
-	Batch      int     `json:"batch"`
+	// ShortestSec is the profile's shortest revisit interval (claim.Profile.Shortest).
+	ShortestSec float64 `json:"shortest_s,omitempty"`
+	MaxLevel    int     `json:"max_level"`
+	StaleSec    float64 `json:"stale_s"`
+	Batch       int     `json:"batch"`
 	// DelaySec is the spider's delay between requests to a host (before
 	// any Crawl-delay): its share of the host's budget (spider status's
 	// account). Absent from the status of a spider that did not publish

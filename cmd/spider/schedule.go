@@ -1,0 +1,48 @@
+package main
+
+import "time"
+
+// The profiles of one list work together: this spider's settings take
+// what they need of the others' from the config file (or the built-in
+// defaults), so that flags given to one process do not reach the other.
+
+// hubLevel is how deep pages are compared between visits for the links
+// they announce: as deep as the fast profile reaches (this spider's own
+// limit when it has one), since announcements are what its window is for.
+func hubLevel(s *Settings, cfg *Config) int {
+	if s.MaxLevel >= 0 {
+		return s.MaxLevel
+	}
+	level := profileDefaults["fast"].MaxLevel
+	if p, ok := cfg.Profile["fast"]; ok && p.MaxLevel != nil {
+		level = *p.MaxLevel
+	}
+	return level
+}
+
+// fastWindow is the fast profile's window: this spider's own if it is the
+// fast one, else the config's. A page seen to change often is refreshed
+// as often as that, by any profile.
+func fastWindow(s *Settings, cfg *Config) time.Duration {
+	if s.Profile == "fast" {
+		return s.Window
+	}
+	w := profileDefaults["fast"].Window
+	if p, ok := cfg.Profile["fast"]; ok && p.Window != nil {
+		w = p.Window.Duration
+	}
+	return w
+}
+
+// slowWindow is the slow profile's window: this spider's own if it is the
+// slow one (or a profile without a level limit), else the config's.
+func slowWindow(s *Settings, cfg *Config) time.Duration {
+	if s.Profile == "slow" || s.MaxLevel < 0 {
+		return s.Window
+	}
+	w := profileDefaults["slow"].Window
+	if p, ok := cfg.Profile["slow"]; ok && p.Window != nil {
+		w = p.Window.Duration
+	}
+	return w
+}
