@@ -751,3 +751,21 @@ func TestPassDueForFirstVisitLinks(t *testing.T) {
 		t.Fatal("pass due with a refresh's result and a claim in flight")
 	}
 }
+
+func TestFirstVisitsFirst(t *testing.T) {
+	j := func(u string, visited bool) job {
+		e := list.Entry{URL: u}
+		if visited {
+			e.Modified = time.Unix(1e9, 0)
+		}
+		return job{en: e}
+	}
+	got := firstVisitsFirst([]job{j("r1", true), j("n1", false), j("r2", true)}, []job{j("r3", true), j("n2", false)})
+	var urls []string
+	for _, x := range got {
+		urls = append(urls, x.en.URL)
+	}
+	if want := []string{"n1", "n2", "r1", "r2", "r3"}; !slices.Equal(urls, want) {
+		t.Errorf("queue %v, want %v", urls, want)
+	}
+}

@@ -141,10 +141,29 @@ func (q *jobs) addClaimed(js []job) {
 	for _, j := range js {
 		q.adds = append(q.adds, q.ahead.claimed(j.en)...)
 	}
-	q.claimed = append(q.claimed, js...)
+	q.claimed = firstVisitsFirst(q.claimed, js)
 	if len(js) > 0 {
 		q.more.Signal() // who takes one wakes the next
 	}
+}
+
+// firstVisitsFirst queues the claimed lines js after those queued: lines
+// never visited before any refresh, each kind in claim order. A pass
+// claims them first (internal/claim); they must not wait behind the
+// refreshes of an earlier pass either, or a chain of pages, one link a
+// page, advances by one page a batch.
+func firstVisitsFirst(queued, js []job) []job {
+	out := make([]job, 0, len(queued)+len(js))
+	for _, first := range []bool{true, false} {
+		for _, list := range [][]job{queued, js} {
+			for _, j := range list {
+				if j.en.Modified.IsZero() == first {
+					out = append(out, j)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // forPass returns the links the next pass carries and the lines fetched
