@@ -165,7 +165,15 @@ func (g *Gate) TryAcquire(host string, delay time.Duration) (l Lease, wait time.
 		// With a delay, requests to the host never overlap, and each
 		// starts at least the delay after the previous one ended; without
 		// one, up to Conns run at once.
-		if len(r.Leases) >= g.opt.Conns || d > 0 && len(r.Leases) > 0 {
+		switch {
+		case d > 0 && len(r.Leases) > 0:
+			// It cannot start before the delay after the request in
+			// flight ends: sleeping the delay loses nothing, and the
+			// next try waits for the rest exactly (a poll would start
+			// it up to a poll late, at every request).
+			wait = time.Duration(d)
+			return false
+		case len(r.Leases) >= g.opt.Conns:
 			wait = clampDur(time.Duration(d)/4, 5*time.Millisecond, 100*time.Millisecond)
 			return false
 		}
