@@ -93,7 +93,8 @@ func configSettings(name string, cfg *Config) (*Settings, error) {
 		return nil, err
 	}
 	s.applyConfig(cfg)
-	s.Longest = max(s.Longest, s.Window)
+	s.SlowWindow = slowWindow(s, cfg)
+	s.Longest = longest(s, false)
 	return s, nil
 }
 
@@ -245,7 +246,7 @@ const accountLevels = 6
 
 func printAges(w io.Writer, ages []account.LevelAge) {
 	for i, la := range ages {
-		if i == accountLevels {
+		if i == accountLevels && len(ages) > i+1 {
 			rest := ages[i:]
 			var copies int
 			var oldest float64
@@ -253,11 +254,18 @@ func printAges(w io.Writer, ages []account.LevelAge) {
 				copies += r.Copies
 				oldest = max(oldest, r.MaxSec)
 			}
-			fmt.Fprintf(w, "  levels %d–%d: %s copies, age max %s (--json has each level)\n", la.Level, rest[len(rest)-1].Level,
-				account.Count(float64(copies)), account.Duration(oldest))
+			fmt.Fprintf(w, "  levels %d–%d: %s, age max %s (--json has each level)\n", la.Level, rest[len(rest)-1].Level,
+				copiesWord(copies), account.Duration(oldest))
 			return
 		}
-		fmt.Fprintf(w, "  level %d: %s copies, age median %s, 90%% %s, max %s\n", la.Level, account.Count(float64(la.Copies)),
+		fmt.Fprintf(w, "  level %d: %s, age median %s, 90%% %s, max %s\n", la.Level, copiesWord(la.Copies),
 			account.Duration(la.MedianSec), account.Duration(la.P90Sec), account.Duration(la.MaxSec))
 	}
+}
+
+func copiesWord(n int) string {
+	if n == 1 {
+		return "1 copy"
+	}
+	return account.Count(float64(n)) + " copies"
 }

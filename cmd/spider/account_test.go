@@ -169,3 +169,20 @@ func TestSpidersDelay(t *testing.T) {
 		t.Errorf("profiles %+v from %s (%v), want fast (its latest status: 2m) and slow from the spiders", ps, from, err)
 	}
 }
+
+// One level past the first ones keeps its own line; one copy is a copy.
+func TestPrintAgesOneDeepLevel(t *testing.T) {
+	var ages []account.LevelAge
+	for lv := range accountLevels + 1 {
+		ages = append(ages, account.LevelAge{Level: lv, Copies: 1, MedianSec: 60, P90Sec: 60, MaxSec: 60})
+	}
+	var b strings.Builder
+	printAges(&b, ages)
+	out := b.String()
+	if strings.Contains(out, "levels") || strings.Contains(out, "1 copies") {
+		t.Errorf("output\n%s\nwant a line per level, each with \"1 copy\"", out)
+	}
+	if want := "  level 6: 1 copy, age median 1m, 90% 1m, max 1m\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("last line of\n%s\nwant %q", out, want)
+	}
+}

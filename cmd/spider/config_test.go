@@ -124,3 +124,48 @@ func TestObsoleteKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisitBounds: a page seen not to change is refreshed at least every
+// slow window by either profile unless longest is set, so the slow
+// profile's promise (every page within its window) holds by default.
+func TestRevisitBounds(t *testing.T) {
+	tests := []struct {
+		name              string
+		toml              string
+		args              []string
+		longest, shortest time.Duration
+	}{
+		{"fast defaults", "", []string{"--profile", "fast"}, 24 * time.Hour, time.Hour},
+		{"slow defaults", "", []string{"--profile", "slow"}, 24 * time.Hour, time.Hour},
+		{"slow window by flag", "", []string{"--profile", "slow", "--window", "5s"}, 5 * time.Second, time.Second * 5},
+		{"fast follows the slow window of the config", "[profile.slow]\nwindow = \"12h\"\n", []string{"--profile", "fast"}, 12 * time.Hour, time.Hour},
+		{"longest set", "", []string{"--profile", "slow", "--longest", "336h"}, 336 * time.Hour, time.Hour},
+		{"config longest below a flag window", "[profile.fast]\nlongest = \"2h\"\n", []string{"--profile", "fast", "--window", "3h"}, 3 * time.Hour, 3 * time.Hour},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "c.toml")
+		os.WriteFile(path, []byte(tt.toml), 0o644)
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newRunFlags()
+		if err := f.fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.resolve(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if s.Longest != tt.longest || s.Shortest != tt.shortest {
+			t.Errorf("%s: longest %v, shortest %v; want %v, %v", tt.name, s.Longest, s.Shortest, tt.longest, tt.shortest)
+		}
+		fromStatus, err := configSettings(tt.args[1], cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tt.args) == 2 && fromStatus.Longest != tt.longest {
+			t.Errorf("%s: status sees longest %v, the spider runs with %v", tt.name, fromStatus.Longest, tt.longest)
+		}
+	}
+}

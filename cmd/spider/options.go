@@ -18,8 +18,8 @@ import (
 // profileDefaults are the built-in profiles. Any other profile must be
 // defined in the config file, and starts from the slow defaults.
 var profileDefaults = map[string]Settings{
-	"fast": {Window: time.Hour, Longest: 24 * time.Hour, MaxLevel: 3, Stale: 0, Batch: 10},
-	"slow": {Window: 24 * time.Hour, Longest: 336 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: 50},
+	"fast": {Window: time.Hour, MaxLevel: 3, Stale: 0, Batch: 10},
+	"slow": {Window: 24 * time.Hour, MaxLevel: -1, Stale: 336 * time.Hour, Batch: 50},
 }
 
 // defaultConcurrencyNoDelay is the default --concurrency with --delay 0.
@@ -101,7 +101,7 @@ func newRunFlags() *runFlags {
 	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
 	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this, or later if they rarely change (fast 1h, slow 24h)")
-	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (fast 24h, slow 336h)")
+	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (default: the slow window)")
 	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: the fast window)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
 	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this first, at any level; 0 = off (slow 336h)")
@@ -131,11 +131,9 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	}
 	s.applyConfig(cfg)
 	f.apply(s)
-	if s.Longest < s.Window && !f.fs.Changed("longest") {
-		s.Longest = s.Window // a window set longer than the default's longest
-	}
 	s.HubLevel = hubLevel(s, cfg)
 	s.SlowWindow = slowWindow(s, cfg)
+	s.Longest = longest(s, f.fs.Changed("longest"))
 	if s.Shortest == 0 {
 		s.Shortest = min(fastWindow(s, cfg), s.Window)
 	}

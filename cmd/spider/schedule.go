@@ -46,3 +46,18 @@ func slowWindow(s *Settings, cfg *Config) time.Duration {
 	}
 	return w
 }
+
+// longest is the longest revisit interval of a page seen not to change:
+// the one set, else the slow window, which promises every page within it
+// (the fast profile's pages too). A longest from the config that is
+// shorter than a window set by flag gives way to the window; one set by
+// flag is checked instead (validate).
+func longest(s *Settings, flagSet bool) time.Duration {
+	switch {
+	case s.Longest == 0:
+		return max(s.SlowWindow, s.Window)
+	case s.Longest < s.Window && !flagSet:
+		return s.Window
+	}
+	return s.Longest
+}
