@@ -22,6 +22,11 @@
 // than the bound for its first visit: this is the guarantee that every
 // page is visited within the bound.
 //
+// A spider with a polite budget (Picker.Early) also takes copies from
+// half their revisit interval on, after every line due by the rules above,
+// so the requests the due lines leave unspent go to the copies most likely
+// to have changed instead of idling.
+//
 // Among due lines the stale ones come first (oldest first), then the lines
 // with no copy or a hinted one (lowest level, then longest waiting), then
 // refreshes by the chance the page changed since its copy (its age over
@@ -103,6 +108,7 @@ type bounds struct {
 	window, shortest, longest time.Duration
 	hasStale                  bool
 	backlog                   bool // see Picker.Backlog
+	early                     bool // see Picker.Early
 }
 
 func boundsOf(p Profile, now time.Time) bounds {
@@ -157,7 +163,21 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 	case b.backlog && e.Level > 0 && !e.Hinted():
 		return false // first visits before refreshes: see Picker.Backlog
 	}
-	return !b.now.Before(e.Modified.Add(b.interval(e)))
+	return !b.now.Before(e.Modified.Add(b.wait(e)))
+}
+
+// EarlyOdds is how far into its revisit interval a copy may be refreshed
+// early (Picker.Early): from half of it on, so early refreshes at most
+// double the requests a page costs.
+const EarlyOdds = 0.5
+
+// wait is how long after its copy a line with a copy becomes due. While
+// first visits wait (backlog) the budget has nothing to spare.
+func (b *bounds) wait(e *list.Entry) time.Duration {
+	if b.early && !b.backlog {
+		return time.Duration(float64(b.interval(e)) * EarlyOdds)
+	}
+	return b.interval(e)
 }
 
 // Classes of due lines, most urgent first.
@@ -219,6 +239,13 @@ type Picker struct {
 	// budget's rate whatever the windows, while the start pages and the
 	// announcements keep the new pages coming.
 	Backlog bool
+	// Early says the spider has a polite budget (a delay between two
+	// requests to a host) that the due lines may leave unspent. A copy is
+	// then due from EarlyOdds of its revisit interval on; Less puts such
+	// lines after every line due at its full interval, the ones most
+	// likely to have changed first. Without a delay nothing but the
+	// windows bounds a spider's requests, so it never refreshes early.
+	Early bool
 
 	next atomic.Int64 // unix nanoseconds; see Next
 	once sync.Once
@@ -226,7 +253,7 @@ type Picker struct {
 }
 
 func (k *Picker) bounds() *bounds {
-	k.once.Do(func() { k.b = boundsOf(k.P, k.Now); k.b.backlog = k.Backlog })
+	k.once.Do(func() { k.b = boundsOf(k.P, k.Now); k.b.backlog, k.b.early = k.Backlog, k.Early })
 	return &k.b
 }
 
@@ -242,7 +269,7 @@ func (k *Picker) Next() time.Time {
 // Due implements list.Picker.
 func (k *Picker) Due(e *list.Entry) bool {
 	if !k.bounds().due(k.P, e) {
-		if n := NextDue(k.P, e); !n.IsZero() {
+		if n := nextDue(k.P, e, k.Early); !n.IsZero() {
 			for v := n.UnixNano(); ; {
 				old := k.next.Load()
 				if old != 0 && old <= v || k.next.CompareAndSwap(old, v) {
@@ -270,18 +297,22 @@ func (k *Picker) Max() int {
 // now: the earlier of its revisit interval and its stale bound expiring.
 // It returns the zero time for lines that never become due by age (deeper
 // than the level limit with no stale bound, or claimed).
-func NextDue(p Profile, e *list.Entry) time.Time {
+func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false) }
+
+// nextDue is NextDue for a picker that refreshes early or not.
+func nextDue(p Profile, e *list.Entry, early bool) time.Time {
 	at := since(e)
 	if e.Spider != "" || at.IsZero() {
 		return time.Time{}
 	}
 	b := boundsOf(p, at)
+	b.early = early
 	var next time.Time
 	if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
 		if e.Modified.IsZero() {
 			return at // due already
 		}
-		next = e.Modified.Add(b.interval(e))
+		next = e.Modified.Add(b.wait(e))
 	}
 	if p.Stale > 0 {
 		if s := at.Add(p.Stale); next.IsZero() || s.Before(next) {

@@ -272,3 +272,67 @@ func TestDueDuringBacklog(t *testing.T) {
 		}
 	}
 }
+
+// A spider with a polite budget refreshes copies from half their interval
+// on, after the lines due at their full interval; never while first
+// visits wait, never a line out of its reach.
+func TestEarly(t *testing.T) {
+	p := fast
+	p.Longest, p.Batch = 24*time.Hour, 10
+	model := func(url string, age, interval time.Duration, level int) list.Entry {
+		return list.Entry{URL: url, Level: level, State: list.Downloaded, Modified: ago(age), Due: ago(age).Add(interval)}
+	}
+	es := []list.Entry{
+		model("at 0.4", 4*time.Hour, 10*time.Hour, 1),
+		model("at 0.6", 6*time.Hour, 10*time.Hour, 1),
+		model("at 0.9", 9*time.Hour, 10*time.Hour, 2),
+		model("at 1.5", 3*time.Hour, 2*time.Hour, 3),
+		model("too deep at 0.9", 9*time.Hour, 10*time.Hour, 4),
+		{URL: "no model, half a window", Level: 1, State: list.Downloaded, Modified: ago(31 * time.Minute)},
+		{URL: "no model, a quarter", Level: 1, State: list.Downloaded, Modified: ago(15 * time.Minute)},
+		{URL: "claimed", Spider: "slow", Level: 0, State: list.Downloaded, Modified: ago(9 * time.Hour), Due: ago(9 * time.Hour).Add(10 * time.Hour)},
+	}
+	pick := func(k *Picker) []string {
+		var due []list.Entry
+		for _, e := range es {
+			if k.Due(&e) {
+				due = append(due, e)
+			}
+		}
+		slices.SortStableFunc(due, func(a, b list.Entry) int {
+			switch {
+			case k.Less(&a, &b):
+				return -1
+			case k.Less(&b, &a):
+				return 1
+			}
+			return 0
+		})
+		var out []string
+		for _, e := range due {
+			out = append(out, e.URL)
+		}
+		return out
+	}
+	tests := []struct {
+		name           string
+		early, backlog bool
+		want           []string
+	}{
+		{"no budget to spare", false, false, []string{"at 1.5"}},
+		{"early", true, false, []string{"at 1.5", "at 0.9", "at 0.6", "no model, half a window"}},
+		{"early, but first visits wait", true, true, nil},
+	}
+	for _, tt := range tests {
+		k := &Picker{P: p, Now: now, Early: tt.early, Backlog: tt.backlog}
+		if got := pick(k); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// The next line to become due, for an idle spider's sleep.
+	k := &Picker{P: p, Now: now, Early: true}
+	k.Due(&list.Entry{URL: "x", Level: 1, State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour).Add(10 * time.Hour)})
+	if got, want := k.Next(), ago(time.Hour).Add(5*time.Hour); !got.Equal(want) {
+		t.Errorf("Next = %v, want half the interval after the copy: %v", got, want)
+	}
+}

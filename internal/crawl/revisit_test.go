@@ -107,3 +107,33 @@ func TestHubAnnouncementMeasuresLag(t *testing.T) {
 		t.Errorf("after the visit: lag %v, announced %v; want 10m and none", rec.Lag, rec.Announced)
 	}
 }
+
+// A spider with a polite delay that is not told to stop when idle spends
+// its spare budget on copies past half their interval; without a delay,
+// or with --until-idle, it takes only what is due.
+func TestEarlyRefresh(t *testing.T) {
+	tests := []struct {
+		name      string
+		delay     time.Duration
+		untilIdle bool
+		after     time.Duration // since the first visit, of a one-hour window
+		want      bool
+	}{
+		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true},
+		{"delay, before half the window", 5 * time.Millisecond, false, 20 * time.Minute, false},
+		{"no delay", 0, false, 40 * time.Minute, false},
+		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false},
+	}
+	for _, tt := range tests {
+		v := newEnv(t)
+		v.site.set("/", 200, "home")
+		v.crawl(t, time.Hour)
+		before := v.hits("/")
+		v.clock = v.clock.Add(tt.after)
+		v.cfg = func(c *Config) { c.Delay, c.UntilIdle, c.MaxCycles = tt.delay, tt.untilIdle, 1 }
+		v.crawl(t, time.Hour)
+		if got := v.hits("/") > before; got != tt.want {
+			t.Errorf("%s: fetched again %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
