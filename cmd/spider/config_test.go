@@ -135,12 +135,12 @@ func TestRevisitBounds(t *testing.T) {
 		args              []string
 		longest, shortest time.Duration
 	}{
-		{"fast defaults", "", []string{"--profile", "fast"}, 24 * time.Hour, time.Hour},
-		{"slow defaults", "", []string{"--profile", "slow"}, 24 * time.Hour, time.Hour},
+		{"fast defaults: a hub polled twice a fast window", "", []string{"--profile", "fast"}, 24 * time.Hour, 30 * time.Minute},
+		{"slow defaults", "", []string{"--profile", "slow"}, 24 * time.Hour, 30 * time.Minute},
 		{"slow window by flag", "", []string{"--profile", "slow", "--window", "5s"}, 5 * time.Second, time.Second * 5},
-		{"fast follows the slow window of the config", "[profile.slow]\nwindow = \"12h\"\n", []string{"--profile", "fast"}, 12 * time.Hour, time.Hour},
-		{"longest set", "", []string{"--profile", "slow", "--longest", "336h"}, 336 * time.Hour, time.Hour},
-		{"config longest below a flag window", "[profile.fast]\nlongest = \"2h\"\n", []string{"--profile", "fast", "--window", "3h"}, 3 * time.Hour, 3 * time.Hour},
+		{"fast follows the slow window of the config", "[profile.slow]\nwindow = \"12h\"\n", []string{"--profile", "fast"}, 12 * time.Hour, 30 * time.Minute},
+		{"longest set", "", []string{"--profile", "slow", "--longest", "336h"}, 336 * time.Hour, 30 * time.Minute},
+		{"config longest below a flag window", "[profile.fast]\nlongest = \"2h\"\n", []string{"--profile", "fast", "--window", "3h"}, 3 * time.Hour, 90 * time.Minute},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "c.toml")

@@ -102,7 +102,7 @@ func newRunFlags() *runFlags {
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
 	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this, or later if they rarely change (fast 1h, slow 24h)")
 	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (default: the slow window)")
-	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: the fast window)")
+	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: half the fast window)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
 	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this first, at any level; 0 = off (slow 336h)")
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
@@ -135,7 +135,10 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.SlowWindow = slowWindow(s, cfg)
 	s.Longest = longest(s, f.fs.Changed("longest"))
 	if s.Shortest == 0 {
-		s.Shortest = min(fastWindow(s, cfg), s.Window)
+		// A page that changes within the fast window (a hub: the home
+		// page, a "latest" list) is polled twice a window, so a page it
+		// announces reaches the mirror within one.
+		s.Shortest = min(fastWindow(s, cfg)/2, s.Window)
 	}
 	// The transport never opens more connections to a host than the
 	// shared cap allows the whole list.
