@@ -736,6 +736,7 @@ func TestPassDueForFirstVisitLinks(t *testing.T) {
 	r.inflight["http://h/slow"], r.inflight["http://h/chain"] = false, false
 	o := &outcome{job: job{en: list.Entry{URL: "http://h/chain", Level: 7}}, res: list.Result{URL: "http://h/chain", State: list.Downloaded},
 		adds: []list.Add{{URL: "http://h/chain?next", Level: 8}}}
+	r.jobs.found(o, -1, 0) // the worker hands the links over, as it does before the loop takes o
 	r.committed(committed{outs: []*outcome{o}})
 	if r.passDue(now) {
 		t.Fatal("pass due before its spacing")

@@ -18,15 +18,19 @@ import (
 // while its fetch ahead still runs is fetched twice at once, and each
 // fetch keeps its own copy.
 type outcome struct {
-	job   job
-	res   list.Result
-	adds  []list.Add   // links found, at the level of the page as fetched
-	rec   *meta.Record // the line's history after the fetch; nil = none to store
-	copy  *pageCopy
-	epoch int64   // of the claim the result is recorded under
-	count Summary // what the fetch adds to the totals once taken
-	gone  bool    // the page was found gone just now: news once taken
-	take  bool    // the loop takes it on receipt (jobs.found)
+	job  job
+	res  list.Result
+	adds []list.Add // links found, at the level of the page as fetched
+	// linked says adds held links when the worker handed them over
+	// (jobs.found, which empties adds): a first visit's links make a pass
+	// due sooner (passDue).
+	linked bool
+	rec    *meta.Record // the line's history after the fetch; nil = none to store
+	copy   *pageCopy
+	epoch  int64   // of the claim the result is recorded under
+	count  Summary // what the fetch adds to the totals once taken
+	gone   bool    // the page was found gone just now: news once taken
+	take   bool    // the loop takes it on receipt (jobs.found)
 }
 
 // size returns the bytes of the copy o holds in memory.

@@ -93,7 +93,7 @@ func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.register(o.job.en, o.adds, maxLevel, epoch)
-	o.adds = nil
+	o.linked, o.adds = len(o.adds) > 0, nil
 	if !o.job.ahead {
 		return true
 	}

@@ -230,7 +230,7 @@ func (r *run) committed(c committed) {
 	}
 	for _, o := range c.outs {
 		r.results = append(r.results, o.res)
-		if o.job.en.Modified.IsZero() && len(o.adds) > 0 {
+		if o.job.en.Modified.IsZero() && o.linked {
 			r.firstLinks = true // see passDue
 		}
 		if o.rec != nil {
