@@ -36,7 +36,7 @@ func (p *pass) claim(ctx context.Context) error {
 	var due []cand
 	for round, k := 0, max+8; round < maxRounds; round, k = round+1, k*8 {
 		var full bool
-		due, full, err = p.candidates(ctx, candQueries(sp, levels, k), k)
+		due, full, err = p.candidates(ctx, candQueries(sp, levels, k), k, max)
 		if err != nil || len(due) >= max || !full {
 			break
 		}
@@ -57,26 +57,22 @@ func (p *pass) levels(ctx context.Context) ([]int, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[int])
 }
 
-// candidates runs the queries and returns the distinct lines the Picker
-// finds due, most urgent first, and whether some query returned k rows
-// for a level (so more lines may be due than it returned).
-func (p *pass) candidates(ctx context.Context, qs []candQuery, k int) ([]cand, bool, error) {
+// candidates runs the queries tier by tier and returns the distinct lines
+// the Picker finds due, most urgent first. It stops after a tier that
+// brings the due lines to max; it reports full if a query of the last
+// tier it ran returned k rows while the due lines fell short of max, so
+// that more lines of that tier, more urgent than any of the next, may be
+// due.
+func (p *pass) candidates(ctx context.Context, qs []candQuery, k, max int) (due []cand, full bool, err error) {
 	seen := map[int64]bool{}
-	var due []cand
-	full := false
-	for _, q := range qs {
+	for i, q := range qs {
 		rows, err := p.tx.Query(ctx, q.sql, q.args...)
 		if err != nil {
 			return nil, false, err
 		}
-		per := map[int]int{}
 		var r row
-		_, err = pgx.ForEachRow(rows, r.dest(), func() error {
-			e := r.entry()
-			if per[e.Level]++; per[e.Level] >= k {
-				full = true
-			}
-			if !seen[r.id] && p.pick.Due(e) {
+		n, err := pgx.ForEachRow(rows, r.dest(), func() error {
+			if e := r.entry(); !seen[r.id] && p.pick.Due(e) {
 				seen[r.id] = true
 				due = append(due, cand{r.id, *e})
 			}
@@ -85,9 +81,15 @@ func (p *pass) candidates(ctx context.Context, qs []candQuery, k int) ([]cand, b
 		if err != nil {
 			return nil, false, err
 		}
+		full = full || int(n.RowsAffected()) >= k
+		if i+1 == len(qs) || qs[i+1].tier != q.tier {
+			if len(due) >= max || full {
+				break
+			}
+		}
 	}
 	slices.SortFunc(due, p.order)
-	return due, full, nil
+	return due, full && len(due) < max, nil
 }
 
 // order sorts candidates by the Picker's Less, ties by list order.

@@ -101,7 +101,8 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 
 // Every candidate query can run on its partial index in the index's
 // order: with the other plans priced out, each scans its index and sorts
-// nothing. (How the planner chooses at scale, BenchmarkClaim shows.)
+// nothing but the union of its levels. (How the planner chooses at scale,
+// BenchmarkClaim shows.)
 func TestCandidateQueriesUseIndexes(t *testing.T) {
 	dsn := testDSN(t)
 	s := openTest(t, dsn, testSchema(t, dsn))
@@ -134,7 +135,13 @@ func TestCandidateQueriesUseIndexes(t *testing.T) {
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(plan.String(), "Index Scan using "+want[q.class]+" on lines") || strings.Contains(plan.String(), "Sort") {
+			// A refresh query sorts the few rows its levels' index scans
+			// return, once, to keep the earliest; nothing else is sorted.
+			sorts := 0
+			if q.tier == 2 {
+				sorts = 1
+			}
+			if !strings.Contains(plan.String(), "Index Scan using "+want[q.class]+" on lines") || strings.Count(plan.String(), "Sort Key") != sorts || strings.Contains(plan.String(), "Seq Scan") {
 				t.Errorf("%s %s: plan does not scan %s:\n%s", p.Name, q.class, want[q.class], plan.String())
 			}
 		}

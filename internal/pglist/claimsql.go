@@ -24,10 +24,13 @@ const (
 	qModelAged = "model-age" // the copy is longest old, whatever the model says
 )
 
-// candQuery is one query for candidates: SQL with its arguments, the
-// last being the number of rows per level (or in all) it returns at most.
+// candQuery is one query for candidates: SQL with its arguments. It
+// returns at most k rows. Its tier is its class's rank in claim's order
+// (stale, new, refresh): every line a tier finds due is more urgent than
+// any of the next tier.
 type candQuery struct {
 	class string
+	tier  int
 	sql   string
 	args  []any
 }
@@ -39,19 +42,24 @@ type claimSpec struct {
 	backlog bool
 }
 
-// candQueries returns the queries whose union holds the k most urgent due
-// lines of each class (of each level, for the refresh classes), given the
-// levels the list uses. The queries select unclaimed lines with exactly
-// claim's rule for being due (claim.Due); the order they return rows in is
-// the index order each one scans, which for the stale and new classes is
-// claim's own order, and for refreshes an indexable stand-in for claim's
-// odds (the caller orders the union with the Picker's Less).
+// candQueries returns, in tier order, the queries for the k first due
+// lines of each class, given the levels the list uses. The queries select
+// unclaimed lines with exactly claim's rule for being due (claim.Due). For
+// the stale and new classes "first" is claim's own order, each query
+// scanning an index in that order. A refresh's urgency in claim is its
+// odds (its copy's age over its interval), which depends on the profile
+// and the clock and so cannot be indexed; its stand-in is the time the
+// line became due by its kind: a window after its copy without a model,
+// its model's due time (clamped below by shortest), a longest after its
+// copy. Each refresh query scans its index per level (the level limit and
+// the backlog make the refreshable levels a set) and keeps the k earliest
+// in all; the caller orders the union with the Picker's Less.
 func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	shortest, window, longest := sp.p.Intervals()
 	now := sp.now.UTC()
 	var qs []candQuery
 	if sp.p.Stale > 0 {
-		qs = append(qs, candQuery{qStale, `SELECT ` + candCols + ` FROM lines
+		qs = append(qs, candQuery{qStale, 0, `SELECT ` + candCols + ` FROM lines
 			WHERE spider = '' AND coalesce(modified, due) <= $1
 			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{now.Add(-sp.p.Stale), k}})
 	}
@@ -59,7 +67,7 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	if sp.p.MaxLevel >= 0 {
 		levelCut, args = ` AND level <= $3`, append(args, sp.p.MaxLevel)
 	}
-	qs = append(qs, candQuery{qNew, `SELECT ` + candCols + ` FROM lines
+	qs = append(qs, candQuery{qNew, 1, `SELECT ` + candCols + ` FROM lines
 		WHERE spider = '' AND (modified IS NULL OR due <= modified) AND (modified IS NULL OR modified <= $1)` + levelCut + `
 		ORDER BY level, coalesce(modified, due) NULLS FIRST, id LIMIT $2`, args})
 	lv := refreshLevels(sp, levels)
@@ -69,14 +77,15 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	perLevel := func(where, order string) string {
 		return `SELECT c.* FROM unnest($1::integer[]) AS lv(level) CROSS JOIN LATERAL (
 			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level AND ` + where + `
-			ORDER BY ` + order + `, id LIMIT $2) AS c`
+			ORDER BY ` + order + `, id LIMIT $2) AS c
+			ORDER BY c.` + order + `, c.id LIMIT $2`
 	}
 	return append(qs,
-		candQuery{qPlain, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
+		candQuery{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-window)}},
-		candQuery{qModelDue, perLevel(`due > modified AND due <= $3 AND modified <= $4`, `due`),
+		candQuery{qModelDue, 2, perLevel(`due > modified AND due <= $3 AND modified <= $4`, `due`),
 			[]any{lv, k, now, now.Add(-shortest)}},
-		candQuery{qModelAged, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
+		candQuery{qModelAged, 2, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
 			[]any{lv, k, now, now.Add(-longest)}},
 	)
 }

@@ -15,7 +15,7 @@ import (
 // (CycleStats.Unvisited): the crawl needs to know whether there are any,
 // and a user how many up to a point; counting millions at every pass
 // would cost more than the pass.
-const countCap = 10_000
+const countCap = 1000
 
 // pass is one attempt at a Cycle, inside its transaction.
 type pass struct {
@@ -219,7 +219,7 @@ func (p *pass) takeBack(ctx context.Context) error {
 func (p *pass) count(ctx context.Context) error {
 	st := &p.c.Stats
 	err := p.tx.QueryRow(ctx, `SELECT
-			(SELECT count(*) FROM (SELECT 1 FROM lines WHERE spider = '' AND modified IS NULL LIMIT $2) AS u),
+			(SELECT count(*) FROM (SELECT 1 FROM lines WHERE spider = '' AND modified IS NULL ORDER BY id LIMIT $2) AS u),
 			(SELECT count(*) FROM lines WHERE spider <> '' AND spider <> $1 AND modified IS NULL)`,
 		p.c.Spider, countCap).Scan(&st.Unvisited, &st.FirstElsewhere)
 	if err != nil {

@@ -31,6 +31,7 @@ var migrations = []string{
 		WHERE spider = '' AND due IS NULL AND modified IS NOT NULL;
 	CREATE INDEX lines_model_due ON lines (level, due, id) WHERE spider = '' AND due > modified;
 	CREATE INDEX lines_model_age ON lines (level, modified, id) WHERE spider = '' AND due > modified;
+	CREATE INDEX lines_unvisited ON lines (id) WHERE spider = '' AND modified IS NULL;
 	CREATE TABLE levels (level integer PRIMARY KEY);
 	CREATE TABLE counts (one boolean PRIMARY KEY DEFAULT true CHECK (one), lines bigint NOT NULL);
 	INSERT INTO counts (lines) VALUES (0);

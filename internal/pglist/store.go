@@ -64,6 +64,9 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	cfg.ConnConfig.RuntimeParams["application_name"] = "spider"
+	// A pass is a few small queries: compiling them (JIT) would cost more
+	// than running them.
+	cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	lockCfg := cfg.ConnConfig.Copy()
 	// A spider's session is its liveness: let the server notice a vanished
 	// host in about a minute rather than the system's default two hours
