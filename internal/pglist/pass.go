@@ -101,8 +101,15 @@ func (p *pass) add(ctx context.Context) error {
 		WHERE NOT EXISTS (SELECT 1 FROM levels WHERE level = l) ON CONFLICT DO NOTHING`, slices.Compact(distinct)); err != nil {
 		return err
 	}
-	rows, err := p.tx.Query(ctx, `INSERT INTO lines (url, level, state, due)
-		SELECT u, l, 1, $3 FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS a(u, l, o) ORDER BY o
+	// The new lines take their ids (the list's order) in the order of the
+	// Adds, but are inserted in the order of their URLs: passes appending
+	// the same URLs then wait for each other in one order, never in a
+	// cycle.
+	rows, err := p.tx.Query(ctx, `WITH ids AS (
+			SELECT u, l, nextval(pg_get_serial_sequence('lines', 'id')) AS id
+			FROM (SELECT * FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS a(u, l, o) ORDER BY o) AS a)
+		INSERT INTO lines (id, url, level, state, due) OVERRIDING SYSTEM VALUE
+		SELECT id, u, l, 1, $3 FROM ids ORDER BY u
 		ON CONFLICT (url) DO NOTHING RETURNING url`, urls, lv, p.now)
 	if err != nil {
 		return err
@@ -166,12 +173,14 @@ func (p *pass) record(ctx context.Context) error {
 	}
 	rows, err := p.tx.Query(ctx, `WITH r AS (SELECT * FROM unnest($1::text[], $2::smallint[], $3::text[], $4::timestamptz[], $5::timestamptz[])
 			AS r(url, state, file, modified, due)),
+		held AS (SELECT l.id FROM lines l JOIN r ON l.url = r.url WHERE l.spider = $6 AND l.epoch = $7
+			ORDER BY l.id FOR UPDATE OF l),
 		upd AS (UPDATE lines l SET spider = '', epoch = 0,
 				state = CASE WHEN r.state <> 0 THEN r.state WHEN l.state = 2 THEN 1 ELSE l.state END,
 				file = CASE WHEN r.state <> 0 AND r.file <> '' THEN r.file ELSE l.file END,
 				modified = CASE WHEN r.state <> 0 AND r.modified IS NOT NULL THEN r.modified ELSE l.modified END,
 				due = CASE WHEN r.state <> 0 AND r.modified IS NOT NULL THEN r.due ELSE l.due END
-			FROM r WHERE l.url = r.url AND l.spider = $6 AND l.epoch = $7 RETURNING l.url)
+			FROM r, held WHERE l.id = held.id AND l.url = r.url AND l.spider = $6 AND l.epoch = $7 RETURNING l.url)
 		SELECT l.url, EXISTS (SELECT 1 FROM upd WHERE upd.url = l.url) FROM lines l WHERE l.url = ANY($1)`,
 		urls, states, files, mods, dues, p.c.Spider, p.epoch)
 	if err != nil {

@@ -73,10 +73,10 @@ func (s *Store) Run(ctx context.Context, c *list.Cycle) error {
 	var err error
 	for range maxAttempts {
 		if err = s.attempt(ctx, c, pick, l, epoch); !retryable(err) {
-			break
+			return err
 		}
 	}
-	return err
+	return fmt.Errorf("pglist: pass aborted %d times: %w", maxAttempts, err)
 }
 
 // retryable reports whether the server aborted a pass that may simply run

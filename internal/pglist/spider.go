@@ -35,16 +35,20 @@ func (s *Store) LockSpider(ctx context.Context, id string) (*SpiderLock, error) 
 	if err := validSpider(id); err != nil {
 		return nil, err
 	}
+	l := &SpiderLock{s: s, id: id}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.spiders[id] != nil {
+		s.mu.Unlock()
 		return nil, list.ErrRunning
 	}
-	l := &SpiderLock{s: s, id: id}
+	s.spiders[id] = l // a pass meanwhile finds it without a session: ErrNotLocked
+	s.mu.Unlock()
 	if err := l.connect(ctx); err != nil {
+		s.forget(l)
 		return nil, err
 	}
-	s.spiders[id] = l
 	return l, nil
 }
 
