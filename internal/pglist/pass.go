@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -206,11 +207,8 @@ func (p *pass) record(ctx context.Context) error {
 // another pass is changing at the same moment are left to it.
 func (p *pass) takeBack(ctx context.Context) error {
 	tag, err := p.tx.Exec(ctx, `WITH live AS (
-			SELECT s.spider FROM spiders s JOIN pg_locks k ON k.locktype = 'advisory'
-				AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-				AND k.classid::bigint = $4 AND k.objid::bigint = s.num AND k.objsubid = 1 AND k.granted
-			WHERE s.heartbeat IS NULL OR coalesce(nullif(s.lease_s, 0), $5) <= 0
-				OR s.heartbeat >= $6::timestamptz - make_interval(secs => coalesce(nullif(s.lease_s, 0), $5)))
+			SELECT s.spider FROM spiders s WHERE s.num IN (`+liveLocks4+`) AND (s.heartbeat IS NULL OR coalesce(nullif(s.lease_s, 0), $5) <= 0
+				OR s.heartbeat >= $6::timestamptz - make_interval(secs => coalesce(nullif(s.lease_s, 0), $5))))
 		UPDATE lines SET spider = '', epoch = 0, state = CASE WHEN state = 2 THEN 1 ELSE state END
 		WHERE id IN (SELECT id FROM lines WHERE spider <> '' AND (
 				spider = $1 AND ($2 OR epoch <> $3)
@@ -223,6 +221,9 @@ func (p *pass) takeBack(ctx context.Context) error {
 	p.c.Stats.TakenBack = int(tag.RowsAffected())
 	return nil
 }
+
+// liveLocks4 is liveLocks with the schema's oid as $4.
+var liveLocks4 = strings.Replace(liveLocks, "$1", "$4", 1)
 
 // count fills in the counts of the pass's statistics.
 func (p *pass) count(ctx context.Context) error {

@@ -213,3 +213,30 @@ func TestConcurrentAppendsSurviveDeadlocks(t *testing.T) {
 		t.Errorf("%d lines, want %d", n, rounds*links)
 	}
 }
+
+// A spider's status is what its last pass published, Running while its
+// session holds its lock.
+func TestStatuses(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	l := lock(t, s, "a")
+	lock(t, s, "b")
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Started: t0.Add(-time.Hour), Lease: time.Minute,
+		Add: []list.Add{{URL: "http://h/"}}, Pick: &claim.Picker{P: slow, Now: t0}, Extra: []byte(`{"profile":"slow"}`)})
+	l.Unlock()
+	sts, err := s.Statuses(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 2 {
+		t.Fatalf("statuses %+v", sts)
+	}
+	a, b := sts[0], sts[1]
+	if a.Spider != "a" || a.Running || !a.Heartbeat.Equal(t0) || !a.Started.Equal(t0.Add(-time.Hour)) || a.LeaseSec != 60 ||
+		a.LastCycle.Added != 1 || a.LastCycle.Claimed != 1 || string(a.Extra) != `{"profile": "slow"}` {
+		t.Errorf("status of a: %+v", a)
+	}
+	if b.Spider != "b" || !b.Running || !b.Heartbeat.IsZero() {
+		t.Errorf("status of b: %+v", b)
+	}
+}
