@@ -290,8 +290,8 @@ func testTakebackDead(t *testing.T, b Backend) {
 	}
 }
 
-// A spider whose heartbeat is older than its own lease has stalled: its
-// claims are taken back although it lives.
+// A spider whose heartbeat (its last pass, or Beat) is older than its own
+// lease has stalled: its claims are taken back although it lives.
 func testTakebackStalled(t *testing.T, b Backend) {
 	open := b.New(t)
 	a, o := join(t, b, open, "a"), join(t, b, open, "other")
@@ -304,7 +304,15 @@ func testTakebackStalled(t *testing.T, b Backend) {
 	if c.Stats.TakenBack != 0 {
 		t.Errorf("took back the claims of a spider within its lease")
 	}
+	// A heartbeat between passes keeps the claims of a slow spider.
+	if err := a.s.Beat(context.Background(), "a", t0.Add(90*time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	c = o.run(&list.Cycle{Now: t0.Add(2 * time.Minute), Lease: time.Hour})
+	if c.Stats.TakenBack != 0 {
+		t.Errorf("took back the claims of a spider that beat within its lease")
+	}
+	c = o.run(&list.Cycle{Now: t0.Add(3 * time.Minute), Lease: time.Hour})
 	if c.Stats.TakenBack != 1 {
 		t.Errorf("did not take back the claims of a stalled spider: %+v", c.Stats)
 	}

@@ -15,10 +15,11 @@ import (
 	"github.com/spider-mirror/spider/list"
 )
 
-// Store is what the suite needs of a store: passes and reads. *list.List
-// and *pglist.Store satisfy it.
+// Store is what the suite needs of a store: passes, heartbeats between
+// passes, and reads. *list.List and *pglist.Store satisfy it.
 type Store interface {
 	Run(ctx context.Context, c *list.Cycle) error
+	Beat(ctx context.Context, id string, now time.Time) error
 	Scan(ctx context.Context, fn func(e *list.Entry) error) error
 }
 

@@ -144,3 +144,11 @@ func nullTime(t time.Time) *time.Time {
 	u := t.UTC().Truncate(time.Second)
 	return &u
 }
+
+// Add appends the URLs the list does not hold yet and lowers the level of
+// those it holds deeper, in one pass of no spider, as list.List.Add does.
+func (s *Store) Add(ctx context.Context, adds []list.Add) (list.CycleStats, error) {
+	c := &list.Cycle{Spider: "import", Add: adds}
+	err := s.Run(ctx, c)
+	return c.Stats, err
+}

@@ -99,6 +99,10 @@ func TestRefusedPasses(t *testing.T) {
 	if n := len(scanAll(t, s)); n != 0 {
 		t.Errorf("refused passes left %d lines", n)
 	}
+	// An import needs no lock.
+	if st, err := s.Add(ctx, add); err != nil || st.Added != 1 {
+		t.Errorf("import: %+v, %v", st, err)
+	}
 }
 
 func scanAll(t *testing.T, s *Store) []list.Entry {
