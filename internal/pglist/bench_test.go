@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,8 +53,8 @@ func steadyEntry(r *rand.Rand, now time.Time, i int) list.Entry {
 
 // BenchmarkClaim measures a spider's pass on a large list: it records the
 // previous pass's batch (returned unfetched, so the list stays as it was)
-// and claims a batch, with the slow and the fast profile, and with a
-// backlog of first visits.
+// and claims a batch, with the slow and the fast profile, with a backlog
+// of first visits, and with spiders passing at once.
 func BenchmarkClaim(b *testing.B) {
 	dsn := testDSN(b)
 	s := openTest(b, dsn, testSchema(b, dsn))
@@ -70,29 +71,59 @@ func BenchmarkClaim(b *testing.B) {
 		backlog bool
 	}{{"slow", slow, false}, {"fast", fast, false}, {"slow-backlog", slow, true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			id := bc.name
-			if len(id) > list.SpiderWidth {
-				id = id[:list.SpiderWidth]
-			}
-			l, err := s.LockSpider(context.Background(), id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer l.Unlock()
-			var back []list.Result
+			sp := newBenchSpider(b, s, bc.name)
 			for b.Loop() {
-				c := &list.Cycle{Spider: id, Now: now, Results: back, Pick: &claim.Picker{P: bc.p, Now: now, Backlog: bc.backlog}}
-				if err := s.Run(context.Background(), c); err != nil {
-					b.Fatal(err)
-				}
-				if len(c.Claimed) != bc.p.Batch {
-					b.Fatalf("claimed %d, want %d", len(c.Claimed), bc.p.Batch)
-				}
-				back = back[:0]
-				for _, e := range c.Claimed {
-					back = append(back, list.Result{URL: e.URL})
-				}
+				sp.pass(b, now, bc.p, bc.backlog)
 			}
 		})
+	}
+	// Spiders passing at once (b.RunParallel: GOMAXPROCS goroutines, each
+	// a spider of its own) compete for the same most urgent lines.
+	b.Run("slow-parallel", func(b *testing.B) {
+		var n atomic.Int32
+		b.RunParallel(func(pb *testing.PB) {
+			sp := newBenchSpider(b, s, fmt.Sprintf("par%d", n.Add(1)))
+			for pb.Next() {
+				sp.pass(b, now, slow, false)
+			}
+		})
+	})
+}
+
+// benchSpider is a spider of a benchmark: its lock, and the batch it
+// returns at its next pass.
+type benchSpider struct {
+	s    *Store
+	id   string
+	back []list.Result
+}
+
+func newBenchSpider(b *testing.B, s *Store, id string) *benchSpider {
+	if len(id) > list.SpiderWidth {
+		id = id[:list.SpiderWidth]
+	}
+	sp := &benchSpider{s: s, id: id}
+	l, err := s.LockSpider(context.Background(), id)
+	if err != nil {
+		b.Error(err) // the passes then fail: ErrNotLocked
+		return sp
+	}
+	b.Cleanup(func() { l.Unlock() })
+	return sp
+}
+
+// pass records the previous batch, returned unfetched, and claims a batch.
+func (sp *benchSpider) pass(b *testing.B, now time.Time, p claim.Profile, backlog bool) {
+	c := &list.Cycle{Spider: sp.id, Now: now, Results: sp.back, Pick: &claim.Picker{P: p, Now: now, Backlog: backlog}}
+	if err := sp.s.Run(context.Background(), c); err != nil {
+		b.Error(err)
+		return
+	}
+	if len(c.Claimed) != p.Batch {
+		b.Errorf("claimed %d, want %d", len(c.Claimed), p.Batch)
+	}
+	sp.back = sp.back[:0]
+	for _, e := range c.Claimed {
+		sp.back = append(sp.back, list.Result{URL: e.URL})
 	}
 }
