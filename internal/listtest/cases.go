@@ -87,6 +87,7 @@ func testHints(t *testing.T, b Backend) {
 		{url: u("copy"), level: 1, found: at(-72 * time.Hour), res: list.Result{State: list.Downloaded, File: "copy.html", Modified: mod, Due: at(24 * time.Hour)}},
 		{url: u("old"), level: 1, found: at(-72 * time.Hour), res: list.Result{State: list.Downloaded, File: "old.html", Modified: mod, Due: at(24 * time.Hour)}},
 		{url: u("none"), level: 1, found: at(-72 * time.Hour)},
+		{url: u("just"), level: 1, found: at(-72 * time.Hour), res: list.Result{State: list.Downloaded, File: "just.html", Modified: mod, Due: at(24 * time.Hour)}},
 	})
 	hint := func(url string, h time.Time) list.CycleStats {
 		return sp.run(&list.Cycle{Now: at(0), Add: []list.Add{{URL: url, Level: 1, Hint: h}}}).Stats
@@ -99,6 +100,10 @@ func testHints(t *testing.T, b Backend) {
 	}
 	if st := hint(u("old"), mod.Add(-time.Hour)); st.Hinted != 0 {
 		t.Errorf("a hint older than the copy counted (%d)", st.Hinted)
+	}
+	// Newer by less than the times the stores keep: newer still.
+	if st := hint(u("just"), mod.Add(time.Nanosecond)); st.Hinted != 1 {
+		t.Errorf("a hint a nanosecond after the copy counted %d, want 1", st.Hinted)
 	}
 	if st := hint(u("none"), at(-time.Hour)); st.Hinted != 0 {
 		t.Errorf("a hint on a line with no copy counted (%d)", st.Hinted)

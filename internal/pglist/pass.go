@@ -81,9 +81,24 @@ func adds(c *list.Cycle) (urls []string, lv []int32, hints []*time.Time) {
 	slices.Sort(order)
 	for _, i := range order {
 		d := m[c.Add[i].URL]
-		urls, lv, hints = append(urls, c.Add[i].URL), append(lv, int32(d.level)), append(hints, nullTime(d.hint))
+		urls, lv, hints = append(urls, c.Add[i].URL), append(lv, int32(d.level)), append(hints, hintTime(d.hint))
 	}
 	return urls, lv, hints
+}
+
+// hintTime maps a hint to a timestamptz, NULL if none. Lines' times are
+// whole seconds, hints are not: a hint is rounded up to the microseconds
+// the server keeps, so it is after a line's time exactly when the hint
+// itself is (as list's hint compares them).
+func hintTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	if r := u.Sub(u.Truncate(time.Microsecond)); r > 0 {
+		u = u.Add(time.Microsecond - r)
+	}
+	return &u
 }
 
 // add appends the URLs no line holds, with a line due now (when found),
