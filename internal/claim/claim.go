@@ -111,15 +111,24 @@ type bounds struct {
 	early                     bool // see Picker.Early
 }
 
-func boundsOf(p Profile, now time.Time) bounds {
-	longest := max(p.Longest, p.Window)
+// Intervals returns the bounds of p's revisit intervals: a line with a
+// model is revisited after its model's interval clamped to [shortest,
+// longest], one without (or hinted) after window. shortest ≤ window ≤
+// longest.
+func (p Profile) Intervals() (shortest, window, longest time.Duration) {
+	longest = max(p.Longest, p.Window)
 	if p.Stale > 0 {
 		longest = min(longest, max(p.Stale, p.Window))
 	}
-	shortest := p.Window
+	shortest = p.Window
 	if p.Shortest > 0 {
 		shortest = min(p.Shortest, p.Window)
 	}
+	return shortest, p.Window, longest
+}
+
+func boundsOf(p Profile, now time.Time) bounds {
+	shortest, _, longest := p.Intervals()
 	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, shortest: shortest, longest: longest, hasStale: p.Stale > 0}
 }
 
@@ -281,6 +290,15 @@ func (k *Picker) Due(e *list.Entry) bool {
 	}
 	return k.Skip == nil || !k.Skip(e.URL)
 }
+
+// Profile returns the profile the picker claims for. With Backlogged and
+// the pass's clock it is the whole policy as data, for a store that cannot
+// call Due and Less on every line (internal/pglist translates it to SQL,
+// then applies Due and Less to the lines it selects).
+func (k *Picker) Profile() Profile { return k.P }
+
+// Backlogged reports the picker's Backlog.
+func (k *Picker) Backlogged() bool { return k.Backlog }
 
 // Less implements list.Picker.
 func (k *Picker) Less(a, b *list.Entry) bool { return k.bounds().less(a, b) }

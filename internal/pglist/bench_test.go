@@ -1,0 +1,129 @@
+package pglist
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/list"
+)
+
+// benchRows is the size of the list the benchmarks claim from:
+// SPIDER_BENCH_ROWS, 1,000,000 by default.
+func benchRows(b *testing.B) int {
+	if n, err := strconv.Atoi(os.Getenv("SPIDER_BENCH_ROWS")); err == nil && n > 0 {
+		return n
+	}
+	return 1_000_000
+}
+
+// steadyEntry returns a line of a list in its steady state: nearly every
+// page has a copy, most with a change model (due in the past or future),
+// some without, a few hinted, a few never visited; levels fall off
+// geometrically from the start pages.
+func steadyEntry(r *rand.Rand, now time.Time, i int) list.Entry {
+	level := 0
+	for level < 12 && r.IntN(3) != 0 {
+		level++
+	}
+	e := list.Entry{URL: fmt.Sprintf("http://site.example/%d/page-%d.html", level, i), Level: level, State: list.Downloaded, File: "f"}
+	e.Modified = now.Add(-time.Duration(r.Int64N(int64(30 * 24 * time.Hour)))).Truncate(time.Second)
+	switch x := r.IntN(100); {
+	case x < 1:
+		e.State, e.File, e.Modified = list.Found, "", time.Time{}
+		e.Due = now.Add(-time.Duration(r.Int64N(int64(time.Hour)))).Truncate(time.Second)
+	case x < 2:
+		e.Due = e.Modified // hinted
+	case x < 10:
+		// no model
+	default:
+		e.Due = e.Modified.Add(time.Duration(1 + r.Int64N(int64(40*24*time.Hour)))).Truncate(time.Second)
+		if !e.Due.After(e.Modified) {
+			e.Due = e.Modified.Add(time.Second)
+		}
+	}
+	return e
+}
+
+// BenchmarkClaim measures a spider's pass on a large list: it records the
+// previous pass's batch (returned unfetched, so the list stays as it was)
+// and claims a batch, with the slow and the fast profile, with a backlog
+// of first visits, and with spiders passing at once.
+func BenchmarkClaim(b *testing.B) {
+	dsn := testDSN(b)
+	s := openTest(b, dsn, testSchema(b, dsn))
+	n := benchRows(b)
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(5, 6))
+	start := time.Now()
+	load(b, s, n, func(i int) list.Entry { return steadyEntry(r, now, i) })
+	b.Logf("loaded %d lines in %v", n, time.Since(start).Round(time.Millisecond))
+	fast := claim.Profile{Name: "fast", Window: time.Hour, Shortest: 10 * time.Minute, Longest: 24 * time.Hour, MaxLevel: 3, Batch: 10}
+	for _, bc := range []struct {
+		name    string
+		p       claim.Profile
+		backlog bool
+	}{{"slow", slow, false}, {"fast", fast, false}, {"slow-backlog", slow, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			sp := newBenchSpider(b, s, bc.name)
+			for b.Loop() {
+				sp.pass(b, now, bc.p, bc.backlog)
+			}
+		})
+	}
+	// Spiders passing at once (b.RunParallel: GOMAXPROCS goroutines, each
+	// a spider of its own) compete for the same most urgent lines.
+	b.Run("slow-parallel", func(b *testing.B) {
+		var n atomic.Int32
+		b.RunParallel(func(pb *testing.PB) {
+			sp := newBenchSpider(b, s, fmt.Sprintf("par%d", n.Add(1)))
+			for pb.Next() {
+				sp.pass(b, now, slow, false)
+			}
+		})
+	})
+}
+
+// benchSpider is a spider of a benchmark: its lock, and the batch it
+// returns at its next pass.
+type benchSpider struct {
+	s    *Store
+	id   string
+	back []list.Result
+}
+
+func newBenchSpider(b *testing.B, s *Store, id string) *benchSpider {
+	if len(id) > list.SpiderWidth {
+		id = id[:list.SpiderWidth]
+	}
+	sp := &benchSpider{s: s, id: id}
+	l, err := s.LockSpider(context.Background(), id)
+	if err != nil {
+		b.Error(err) // the passes then fail: ErrNotLocked
+		return sp
+	}
+	b.Cleanup(func() { l.Unlock() })
+	return sp
+}
+
+// pass records the previous batch, returned unfetched, and claims a batch.
+func (sp *benchSpider) pass(b *testing.B, now time.Time, p claim.Profile, backlog bool) {
+	c := &list.Cycle{Spider: sp.id, Now: now, Results: sp.back, Pick: &claim.Picker{P: p, Now: now, Backlog: backlog}}
+	if err := sp.s.Run(context.Background(), c); err != nil {
+		b.Error(err)
+		return
+	}
+	if len(c.Claimed) != p.Batch {
+		b.Errorf("claimed %d, want %d", len(c.Claimed), p.Batch)
+	}
+	sp.back = sp.back[:0]
+	for _, e := range c.Claimed {
+		sp.back = append(sp.back, list.Result{URL: e.URL})
+	}
+}

@@ -1,0 +1,107 @@
+package pglist
+
+import (
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+)
+
+// This file translates a claim profile into the queries that find the
+// candidates of a claim: a pure function of the profile, the clock, the
+// levels in use and the number of candidates wanted, so the translation can
+// be read and tested as tables (claimsql_test.go) and checked against
+// internal/claim on a real server (claim_test.go).
+
+// candCols are the columns a candidate query returns, in scanEntry's order.
+const candCols = `id, url, file, spider, level, state, modified, due`
+
+// Classes of candidate queries, in claim's order of urgency.
+const (
+	qStale     = "stale"     // a copy older than the stale bound, or a first visit waiting that long
+	qNew       = "new"       // never visited, or hinted and a window old
+	qPlain     = "plain"     // no change model: a window old
+	qModelDue  = "model-due" // the model's due time has passed, and the copy is shortest old
+	qModelAged = "model-age" // the copy is longest old, whatever the model says
+)
+
+// candQuery is one query for candidates: SQL with its arguments. It
+// returns at most k rows. Its tier is its class's rank in claim's order
+// (stale, new, refresh): every line a tier finds due is more urgent than
+// any of the next tier.
+type candQuery struct {
+	class string
+	tier  int
+	sql   string
+	args  []any
+}
+
+// claimSpec is a claim's policy as data: what a claim.Picker decides with.
+type claimSpec struct {
+	p       claim.Profile
+	now     time.Time
+	backlog bool
+}
+
+// candQueries returns, in tier order, the queries for the k first due
+// lines of each class, given the levels the list uses. The queries select
+// unclaimed lines with exactly claim's rule for being due (claim.Due). For
+// the stale and new classes "first" is claim's own order, each query
+// scanning an index in that order. A refresh's urgency in claim is its
+// odds (its copy's age over its interval), which depends on the profile
+// and the clock and so cannot be indexed; its stand-in is the time the
+// line became due by its kind: a window after its copy without a model,
+// its model's due time (clamped below by shortest), a longest after its
+// copy. Each refresh query scans its index per level (the level limit and
+// the backlog make the refreshable levels a set) and keeps the k earliest
+// in all; the caller orders the union with the Picker's Less.
+func candQueries(sp claimSpec, levels []int, k int) []candQuery {
+	shortest, window, longest := sp.p.Intervals()
+	now := sp.now.UTC()
+	var qs []candQuery
+	if sp.p.Stale > 0 {
+		qs = append(qs, candQuery{qStale, 0, `SELECT ` + candCols + ` FROM lines
+			WHERE spider = '' AND coalesce(modified, due) <= $1
+			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{now.Add(-sp.p.Stale), k}})
+	}
+	levelCut, args := "", []any{now.Add(-window), k}
+	if sp.p.MaxLevel >= 0 {
+		levelCut, args = ` AND level <= $3`, append(args, sp.p.MaxLevel)
+	}
+	qs = append(qs, candQuery{qNew, 1, `SELECT ` + candCols + ` FROM lines
+		WHERE spider = '' AND (modified IS NULL OR due <= modified) AND (modified IS NULL OR modified <= $1)` + levelCut + `
+		ORDER BY level, coalesce(modified, due) NULLS FIRST, id LIMIT $2`, args})
+	lv := refreshLevels(sp, levels)
+	if len(lv) == 0 {
+		return qs
+	}
+	perLevel := func(where, order string) string {
+		return `SELECT c.* FROM unnest($1::integer[]) AS lv(level) CROSS JOIN LATERAL (
+			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level AND ` + where + `
+			ORDER BY ` + order + `, id LIMIT $2) AS c
+			ORDER BY c.` + order + `, c.id LIMIT $2`
+	}
+	return append(qs,
+		candQuery{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
+			[]any{lv, k, now.Add(-window)}},
+		candQuery{qModelDue, 2, perLevel(`due > modified AND due <= $3 AND modified <= $4`, `due`),
+			[]any{lv, k, now, now.Add(-shortest)}},
+		candQuery{qModelAged, 2, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
+			[]any{lv, k, now, now.Add(-longest)}},
+	)
+}
+
+// refreshLevels returns the levels whose copies may be refreshed: those in
+// use within the profile's level limit, only 0 while a first mirror is
+// under way (claim.Picker.Backlog).
+func refreshLevels(sp claimSpec, levels []int) []int {
+	var lv []int
+	for _, l := range levels {
+		switch {
+		case sp.p.MaxLevel >= 0 && l > sp.p.MaxLevel:
+		case sp.backlog && l > 0:
+		default:
+			lv = append(lv, l)
+		}
+	}
+	return lv
+}

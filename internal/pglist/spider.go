@@ -1,0 +1,152 @@
+package pglist
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spider-mirror/spider/list"
+)
+
+// SpiderLock is a spider's hold on the list for its whole life: a session
+// of its own that holds the spider's advisory lock. Other spiders read the
+// lock in pg_locks to tell that the spider's claims are still being worked
+// on; the server drops it when the session ends (the process died, its
+// host vanished), and the spider's claims return to the pool at the next
+// pass of any spider.
+type SpiderLock struct {
+	s   *Store
+	id  string
+	key int64 // advisory lock key: the schema's oid, then the spider's number
+
+	mu    sync.Mutex
+	conn  *pgx.Conn // nil once unlocked
+	epoch int64     // the session's claim epoch; see the package doc
+}
+
+// LockSpider takes the lock of spider id, opening the session that holds
+// it. It returns list.ErrRunning at once if a live session holds it: in
+// another process, on another host, or through this Store.
+func (s *Store) LockSpider(ctx context.Context, id string) (*SpiderLock, error) {
+	if err := validSpider(id); err != nil {
+		return nil, err
+	}
+	l := &SpiderLock{s: s, id: id}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s.mu.Lock()
+	if s.spiders[id] != nil {
+		s.mu.Unlock()
+		return nil, list.ErrRunning
+	}
+	s.spiders[id] = l // a pass meanwhile finds it without a session: ErrNotLocked
+	s.mu.Unlock()
+	if err := l.connect(ctx); err != nil {
+		s.forget(l)
+		return nil, err
+	}
+	return l, nil
+}
+
+// connect opens a session, takes the spider's advisory lock in it and
+// starts a new epoch. The caller holds l.mu or owns l alone.
+func (l *SpiderLock) connect(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, l.s.lockCfg)
+	if err != nil {
+		return fmt.Errorf("pglist: connect: %w", err)
+	}
+	var num int64
+	err = conn.QueryRow(ctx, `WITH ins AS (INSERT INTO spiders (spider) VALUES ($1) ON CONFLICT DO NOTHING RETURNING num)
+		SELECT num FROM ins UNION ALL SELECT num FROM spiders WHERE spider = $1`, l.id).Scan(&num)
+	var got bool
+	if err == nil {
+		l.key = l.s.ns<<32 | num
+		err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, l.key).Scan(&got)
+	}
+	if err == nil && !got {
+		err = list.ErrRunning
+	}
+	if err == nil {
+		err = conn.QueryRow(ctx, `UPDATE spiders SET epoch = nextval('epochs'), pid = $2, host = $3
+			WHERE spider = $1 RETURNING epoch`, l.id, os.Getpid(), l.s.host).Scan(&l.epoch)
+	}
+	if err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		if err == list.ErrRunning {
+			return err
+		}
+		return fmt.Errorf("pglist: lock spider %s: %w", l.id, err)
+	}
+	l.conn = conn
+	return nil
+}
+
+// session returns the epoch of the spider's live session. If the session
+// was lost (the server restarted, the network failed), it opens a new one
+// with a new epoch: claims of the old session are void (see the package
+// doc); if another process took the spider's lock meanwhile it returns
+// list.ErrRunning.
+func (l *SpiderLock) session(ctx context.Context) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return 0, ErrNotLocked
+	}
+	if err := l.conn.Ping(ctx); err == nil {
+		return l.epoch, nil
+	} else if ctx.Err() != nil {
+		return 0, err
+	}
+	l.conn.Close(context.WithoutCancel(ctx))
+	l.conn = nil
+	if err := l.connect(ctx); err != nil {
+		l.s.forget(l)
+		return 0, fmt.Errorf("pglist: spider %s lost its session: %w", l.id, err)
+	}
+	return l.epoch, nil
+}
+
+// Unlock ends the spider's session: its remaining claims become
+// reclaimable at once.
+func (l *SpiderLock) Unlock() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.s.forget(l)
+	if l.conn == nil {
+		return nil
+	}
+	err := l.conn.Close(context.Background())
+	l.conn = nil
+	return err
+}
+
+// forget drops l from the Store's spiders, if it is still there.
+func (s *Store) forget(l *SpiderLock) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spiders[l.id] == l {
+		delete(s.spiders, l.id)
+	}
+}
+
+// Beat refreshes the heartbeat of spider id, which this Store must hold
+// the lock of, without a pass: a spider whose fetches are slow beats
+// between passes so that it keeps its claims (see Cycle.Lease).
+func (s *Store) Beat(ctx context.Context, id string, now time.Time) error {
+	l := s.locked(id)
+	if l == nil {
+		return ErrNotLocked
+	}
+	if _, err := l.session(ctx); err != nil {
+		return err
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE spiders SET heartbeat = $2 WHERE spider = $1`, id, now.UTC())
+	if err != nil {
+		return fmt.Errorf("pglist: beat: %w", err)
+	}
+	return nil
+}

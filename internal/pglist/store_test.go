@@ -1,0 +1,246 @@
+package pglist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/list"
+)
+
+var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+var slow = claim.Profile{Name: "slow", Window: 24 * time.Hour, Longest: 7 * 24 * time.Hour, MaxLevel: -1, Stale: 14 * 24 * time.Hour, Batch: 50}
+
+// mustRun runs a pass and fails the test on an error.
+func mustRun(t *testing.T, s *Store, c *list.Cycle) *list.Cycle {
+	t.Helper()
+	if err := s.Run(context.Background(), c); err != nil {
+		t.Fatalf("pass of %s: %v", c.Spider, err)
+	}
+	return c
+}
+
+func lock(t *testing.T, s *Store, id string) *SpiderLock {
+	t.Helper()
+	l, err := s.LockSpider(context.Background(), id)
+	if err != nil {
+		t.Fatalf("lock %s: %v", id, err)
+	}
+	return l
+}
+
+// Spiders starting at once on a new schema migrate it once, without
+// error; a schema a newer spider migrated is refused.
+func TestMigrate(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	stores := make([]*Store, 4)
+	for i := range errs {
+		wg.Add(1)
+		// One goroutine per opener, owned by this test, ending with Open.
+		go func() {
+			defer wg.Done()
+			stores[i], errs[i] = Open(context.Background(), dsn, Options{Schema: schema})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	var v int
+	if err := stores[0].pool.QueryRow(context.Background(), `SELECT version FROM schema_version`).Scan(&v); err != nil || v != len(migrations) {
+		t.Fatalf("schema version %d (%v), want %d", v, err, len(migrations))
+	}
+	if _, err := stores[0].pool.Exec(context.Background(), `UPDATE schema_version SET version = version + 1`); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(context.Background(), dsn, Options{Schema: schema}); !errors.Is(err, ErrNewerSchema) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("open of a newer schema: %v, want ErrNewerSchema", err)
+	}
+}
+
+// plainPicker is a list.Picker that is not a claim profile.
+type plainPicker struct{}
+
+func (plainPicker) Due(*list.Entry) bool       { return true }
+func (plainPicker) Less(a, b *list.Entry) bool { return false }
+func (plainPicker) Max() int                   { return 1 }
+
+// A pass the store cannot honour fails before it changes anything: a
+// picker that is not a profile, a spider this store does not hold.
+func TestRefusedPasses(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	ctx := context.Background()
+	add := []list.Add{{URL: "http://h/", Level: 0}}
+	if err := s.Run(ctx, &list.Cycle{Spider: "a", Add: add, Pick: &claim.Picker{P: slow}}); !errors.Is(err, ErrNotLocked) {
+		t.Errorf("claim without the lock: %v, want ErrNotLocked", err)
+	}
+	lock(t, s, "a")
+	if err := s.Run(ctx, &list.Cycle{Spider: "a", Add: add, Pick: plainPicker{}}); !errors.Is(err, ErrPicker) {
+		t.Errorf("a plain picker: %v, want ErrPicker", err)
+	}
+	if err := s.Run(ctx, &list.Cycle{Spider: "a b", Add: add}); err == nil {
+		t.Error("an invalid spider id was accepted")
+	}
+	if n := len(scanAll(t, s)); n != 0 {
+		t.Errorf("refused passes left %d lines", n)
+	}
+	// An import needs no lock.
+	if st, err := s.Add(ctx, add); err != nil || st.Added != 1 {
+		t.Errorf("import: %+v, %v", st, err)
+	}
+}
+
+func scanAll(t *testing.T, s *Store) []list.Entry {
+	t.Helper()
+	var es []list.Entry
+	if err := s.Scan(context.Background(), func(e *list.Entry) error { es = append(es, e.Clone()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+// A spider whose session was lost (the server ended it) opens a new one
+// at its next pass: the claims of the old session are void. Its late
+// results are dropped and its own old claims taken back, even if no other
+// spider took them back meanwhile; claims of the new session record as
+// usual.
+func TestLostSessionVoidsClaims(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	l := lock(t, s, "a")
+	ctx := context.Background()
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: []list.Add{{URL: "http://h/p"}, {URL: "http://h/q"}}})
+	c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0}})
+	if len(c.Claimed) != 2 {
+		t.Fatalf("claimed %v", c.Claimed)
+	}
+	old := l.epoch
+	if _, err := s.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, l.conn.PgConn().PID()); err != nil {
+		t.Fatal(err)
+	}
+	late := []list.Result{{URL: "http://h/p", State: list.Downloaded, File: "p", Modified: t0}}
+	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Results: late, Pick: &claim.Picker{P: slow, Now: t0, Want: 1}})
+	if l.epoch == old {
+		t.Fatal("the session was not renewed")
+	}
+	if c.Stats.Recorded != 0 || c.Stats.Dropped != 1 || c.Stats.TakenBack != 2 || len(c.Claimed) != 1 {
+		t.Fatalf("first pass of the new session: %+v, claimed %v", c.Stats, c.Claimed)
+	}
+	late[0].URL = c.Claimed[0].URL
+	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Results: late})
+	if c.Stats.Recorded != 1 {
+		t.Fatalf("a result of the new session: %+v", c.Stats)
+	}
+}
+
+// A Picker's veto (lines of hosts in back-off) does not leave the batch
+// short while other lines are due: the claim asks for more candidates
+// until it has the batch or none are left.
+func TestVetoedCandidatesFillBatch(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	lock(t, s, "a")
+	var adds []list.Add
+	for i := range 120 {
+		adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%03d", i), Level: 1})
+	}
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: adds})
+	veto := func(url string) bool { return url < "http://h/100" }
+	c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 10, Skip: veto}})
+	if len(c.Claimed) != 10 {
+		t.Fatalf("claimed %d lines, want 10", len(c.Claimed))
+	}
+	for i, e := range c.Claimed {
+		if want := fmt.Sprintf("http://h/%03d", 100+i); e.URL != want {
+			t.Errorf("claim %d is %s, want %s", i, e.URL, want)
+		}
+	}
+	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 50, Skip: veto}})
+	if len(c.Claimed) != 10 {
+		t.Errorf("claimed %d of the 10 lines left", len(c.Claimed))
+	}
+}
+
+// Passes appending the same new links in different orders at once may
+// deadlock in the server, which aborts one: the aborted pass runs again,
+// and every link ends up in the list once.
+func TestConcurrentAppendsSurviveDeadlocks(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	const spiders, links, rounds = 4, 200, 8
+	stores := make([]*Store, spiders)
+	for i := range stores {
+		stores[i] = openTest(t, dsn, schema)
+	}
+	for round := range rounds {
+		var wg sync.WaitGroup
+		errs := make([]error, spiders)
+		for i, s := range stores {
+			var adds []list.Add
+			for j := range links {
+				k := (j*(2*i+1) + 7*i) % links
+				if i%2 == 1 {
+					k = links - 1 - k
+				}
+				adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%d/%d", round, k), Level: 1})
+			}
+			wg.Add(1)
+			// One goroutine per store, owned by this test, ending with its pass.
+			go func() {
+				defer wg.Done()
+				errs[i] = s.Run(context.Background(), &list.Cycle{Spider: "import", Now: t0, Add: adds})
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, store %d: %v", round, i, err)
+			}
+		}
+	}
+	if n := len(scanAll(t, stores[0])); n != rounds*links {
+		t.Errorf("%d lines, want %d", n, rounds*links)
+	}
+}
+
+// A spider's status is what its last pass published, Running while its
+// session holds its lock.
+func TestStatuses(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	l := lock(t, s, "a")
+	lock(t, s, "b")
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Started: t0.Add(-time.Hour), Lease: time.Minute,
+		Add: []list.Add{{URL: "http://h/"}}, Pick: &claim.Picker{P: slow, Now: t0}, Extra: []byte(`{"profile":"slow"}`)})
+	l.Unlock()
+	sts, err := s.Statuses(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 2 {
+		t.Fatalf("statuses %+v", sts)
+	}
+	a, b := sts[0], sts[1]
+	if a.Spider != "a" || a.Running || !a.Heartbeat.Equal(t0) || !a.Started.Equal(t0.Add(-time.Hour)) || a.LeaseSec != 60 ||
+		a.LastCycle.Added != 1 || a.LastCycle.Claimed != 1 || string(a.Extra) != `{"profile": "slow"}` {
+		t.Errorf("status of a: %+v", a)
+	}
+	if b.Spider != "b" || !b.Running || !b.Heartbeat.IsZero() {
+		t.Errorf("status of b: %+v", b)
+	}
+}
