@@ -300,6 +300,9 @@ func (k *Picker) Profile() Profile { return k.P }
 // Backlogged reports the picker's Backlog.
 func (k *Picker) Backlogged() bool { return k.Backlog }
 
+// RefreshesEarly reports the picker's Early.
+func (k *Picker) RefreshesEarly() bool { return k.Early }
+
 // Less implements list.Picker.
 func (k *Picker) Less(a, b *list.Entry) bool { return k.bounds().less(a, b) }
 

@@ -32,7 +32,7 @@ func (p *pass) claim(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sp := claimSpec{p: p.pick.Profile(), now: p.c.Now, backlog: p.pick.Backlogged()}
+	sp := claimSpec{p: p.pick.Profile(), now: p.c.Now, backlog: p.pick.Backlogged(), early: p.pick.RefreshesEarly()}
 	var due []cand
 	for round, k := 0, max+8; round < maxRounds; round, k = round+1, k*8 {
 		var full bool

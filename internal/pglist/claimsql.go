@@ -40,6 +40,7 @@ type claimSpec struct {
 	p       claim.Profile
 	now     time.Time
 	backlog bool
+	early   bool // refresh from claim.EarlyOdds of the interval (claim.Picker.Early)
 }
 
 // candQueries returns, in tier order, the queries for the k first due
@@ -63,7 +64,11 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 			WHERE spider = '' AND coalesce(modified, due) <= $1
 			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{now.Add(-sp.p.Stale), k}})
 	}
-	levelCut, args := "", []any{now.Add(-window), k}
+	hintWait := window // a hinted copy's interval; a fraction of it when refreshing early
+	if sp.early && !sp.backlog {
+		hintWait = time.Duration(float64(window) * claim.EarlyOdds)
+	}
+	levelCut, args := "", []any{now.Add(-hintWait), k}
 	if sp.p.MaxLevel >= 0 {
 		levelCut, args = ` AND level <= $3`, append(args, sp.p.MaxLevel)
 	}
@@ -80,6 +85,9 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 			ORDER BY ` + order + `, id LIMIT $2) AS c
 			ORDER BY c.` + order + `, c.id LIMIT $2`
 	}
+	if sp.early && !sp.backlog {
+		return append(qs, earlyRefresh(perLevel, lv, k, now, shortest, window, longest)...)
+	}
 	return append(qs,
 		candQuery{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-window)}},
@@ -88,6 +96,28 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 		candQuery{qModelAged, 2, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
 			[]any{lv, k, now, now.Add(-longest)}},
 	)
+}
+
+// earlyRefresh returns the refresh queries of a picker that refreshes
+// early (claim.Picker.Early, never while a first mirror is under way): a
+// copy is due from claim.EarlyOdds of its interval on. The interval of a
+// model is its due time less its copy's time, clamped to [shortest,
+// longest]; scaled by the odds, the model's point is the copy's time plus
+// the odds of that span, which SQL computes per row (the index on due
+// keeps its order, as the stand-in for urgency: a line whose model says
+// due earlier tends to be due early earlier). The split between the two
+// model queries is the same as at full interval, on that point.
+func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, shortest, window, longest time.Duration) []candQuery {
+	odds := func(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
+	point := `modified + (due - modified) * $5::float8`
+	return []candQuery{
+		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
+			[]any{lv, k, now.Add(-odds(window))}},
+		{qModelDue, 2, perLevel(`due > modified AND `+point+` <= $3 AND modified <= $4`, `due`),
+			[]any{lv, k, now, now.Add(-odds(shortest)), claim.EarlyOdds}},
+		{qModelAged, 2, perLevel(`due > modified AND `+point+` > $3 AND modified <= $4`, `modified`),
+			[]any{lv, k, now, now.Add(-odds(longest)), claim.EarlyOdds}},
+	}
 }
 
 // refreshLevels returns the levels whose copies may be refreshed: those in

@@ -73,7 +73,7 @@
 //
 // The file store asks a list.Picker about every line; SQL cannot call Go.
 // The store takes a Picker that offers its policy as data (Profiled:
-// claim.Picker's Profile and Backlogged), translates it to queries for
+// claim.Picker's Profile, Backlogged and RefreshesEarly), translates it to queries for
 // candidates (claimsql.go, a pure function), then asks the Picker's Due (its
 // vetoes included) and Less of the candidates only:
 //
@@ -85,6 +85,10 @@
 //     is under way): no model and a window old (lines_plain); a model whose
 //     due time has passed and a copy at least shortest old
 //     (lines_model_due); a copy at least longest old (lines_model_age).
+//     A Picker that refreshes early (claim.Picker.Early, a spider with a
+//     polite delay) finds a hinted copy or a refresh due from
+//     claim.EarlyOdds of its interval on: the same queries with the
+//     bounds scaled, the model's point computed per row.
 //
 // Each query selects exactly the lines claim.Due finds due (tested on
 // random lists against claim itself). Classes 1 and 2 come in claim's own

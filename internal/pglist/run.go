@@ -27,6 +27,7 @@ type Profiled interface {
 	list.Picker
 	Profile() claim.Profile
 	Backlogged() bool
+	RefreshesEarly() bool
 }
 
 // maxAttempts bounds the retries of a pass that the server aborted to
