@@ -229,6 +229,7 @@
 package list
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -293,6 +294,16 @@ func Open(path string, o Options) (*List, error) {
 
 // Path returns the absolute path of the list file.
 func (l *List) Path() string { return l.path }
+
+// StatePath returns the path the files kept beside the list are named
+// from (LIST.meta, LIST.hosts.d, …): the list's own path.
+func (l *List) StatePath() string { return l.path }
+
+// Statuses returns the status every spider that ever ran on the list
+// published (ReadStatuses).
+func (l *List) Statuses(ctx context.Context) ([]SpiderStatus, error) {
+	return ReadStatuses(l.path)
+}
 
 // create writes a new list holding only the header, if there is no list.
 func (l locked) create() error {

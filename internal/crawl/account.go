@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -35,20 +36,64 @@ type accountant struct {
 	sampled time.Time       // when the last sample was taken, or the run started
 }
 
-// countingPicker is a pass's picker that tallies every line it is
-// offered.
-type countingPicker struct {
+// policyPicker is a pass's picker whose policy is also data (Profile,
+// Backlogged, RefreshesEarly): what a store that selects its candidates in
+// SQL (pglist.Profiled) needs. claim.Picker and aheadPicker are.
+type policyPicker interface {
 	list.Picker
+	Profile() claim.Profile
+	Backlogged() bool
+	RefreshesEarly() bool
+}
+
+// countingPicker is a pass's picker that tallies every line it is
+// offered. It forwards its base picker's policy, and the lines it prefers
+// if any (fetched ahead), so that a database store claims with it as with
+// the base.
+type countingPicker struct {
+	policyPicker
 	mu    sync.Mutex
 	tally *account.Tally
 	now   time.Time
+}
+
+// Preferred forwards the base picker's preferred lines (aheadPicker).
+func (c *countingPicker) Preferred() []string {
+	if a, ok := c.policyPicker.(*aheadPicker); ok {
+		return a.Preferred()
+	}
+	return nil
+}
+
+// recount tallies every line of l afresh, from a read of its own, for a
+// store that offers a pass's picker only its candidates (a database): a
+// tally of those would miss the lines that are not due.
+func (c *countingPicker) recount(ctx context.Context, l Store) error {
+	t := account.New([]claim.Profile{c.policyPicker.Profile()}, c.now)
+	err := l.Scan(ctx, func(e *list.Entry) error {
+		t.Add(e)
+		return nil
+	})
+	if err == nil {
+		c.mu.Lock()
+		c.tally = t
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// offersEveryLine reports whether l's passes ask the picker about every
+// line of the list: the file does.
+func offersEveryLine(l Store) bool {
+	_, file := l.(*list.List)
+	return file
 }
 
 func (c *countingPicker) Due(e *list.Entry) bool {
 	c.mu.Lock()
 	c.tally.Add(e)
 	c.mu.Unlock()
-	return c.Picker.Due(e)
+	return c.policyPicker.Due(e)
 }
 
 // every is how often a pass counts: hourly, or once per window if that
@@ -64,7 +109,11 @@ func (r *run) count(c *list.Cycle, now time.Time) {
 		return
 	}
 	a.last = now
-	c.Pick = &countingPicker{Picker: c.Pick, tally: account.New([]claim.Profile{r.e.cfg.Profile}, now), now: now}
+	base, ok := c.Pick.(policyPicker)
+	if !ok {
+		return
+	}
+	c.Pick = &countingPicker{policyPicker: base, tally: account.New([]claim.Profile{r.e.cfg.Profile}, now), now: now}
 }
 
 // counted applies a counting pass's tally: the log, the sample, the page.
@@ -102,7 +151,7 @@ func (r *run) counted(c *list.Cycle) {
 // budget is host's budget as this spider sees it: its delay, raised by
 // the host's Crawl-delay as this process or another spider read it.
 func (e *Engine) budget(host string, now time.Time) account.Budget {
-	crawlDelay := hostgate.CrawlDelay(e.list.Path()+".hosts.d", host, now)
+	crawlDelay := hostgate.CrawlDelay(e.list.StatePath()+".hosts.d", host, now)
 	e.polite.mu.Lock()
 	crawlDelay = max(crawlDelay, e.polite.crawl[host])
 	e.polite.mu.Unlock()
@@ -121,7 +170,7 @@ func (r *run) sample(hosts []account.HostSample, now time.Time) {
 		h.Requests, h.SpanSec = counts[h.Host]-a.fetched[h.Host], now.Sub(a.sampled).Seconds()
 	}
 	a.fetched, a.sampled = counts, now
-	path := e.list.Path() + account.SeriesSuffix
+	path := e.list.StatePath() + account.SeriesSuffix
 	s := account.Sample{At: now.UTC(), Spider: e.cfg.Spider, Profile: e.cfg.Profile.Name, Hosts: hosts}
 	if err := account.AppendSeries(path, s); err != nil {
 		e.log.Warn("account not kept over time", "err", err)

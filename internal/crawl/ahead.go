@@ -3,6 +3,7 @@ package crawl
 import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/list"
+	"slices"
 )
 
 // Fetching ahead. A first mirror of a deep site (a forum whose index pages
@@ -310,6 +311,18 @@ func (k *aheadPicker) Less(a, b *list.Entry) bool {
 }
 
 func (k *aheadPicker) Max() int { return k.want + len(k.ahead) }
+
+// Preferred names the lines fetched ahead, which a store that selects
+// candidates by the profile (pglist.Preferring) offers first: a claim
+// from a database would not reach a deep new line in a large backlog.
+func (k *aheadPicker) Preferred() []string {
+	urls := make([]string, 0, len(k.ahead))
+	for u := range k.ahead {
+		urls = append(urls, u)
+	}
+	slices.Sort(urls)
+	return urls
+}
 
 // adapt turns fetching ahead on while at least half of the distinct links
 // a pass carried (adds) that no pass of the run carried before were new to

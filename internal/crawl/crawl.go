@@ -163,7 +163,7 @@ func (s *Summary) add(d Summary) {
 // (loop.go).
 type Engine struct {
 	cfg     Config
-	list    *list.List
+	list    Store
 	mirror  *mirror.Mirror
 	fetch   *fetch.Client
 	log     *slog.Logger
@@ -178,14 +178,15 @@ type Engine struct {
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
-// process that could run passes for the same spider id.
-func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
-	cfg = withDefaults(cfg, l.Path())
+// process that could run passes for the same spider id. The files the
+// spider keeps beside the list are named from l.StatePath().
+func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
+	cfg = withDefaults(cfg, l.StatePath())
 	e := &Engine{
 		cfg: cfg, list: l, mirror: m, log: cfg.Logger,
 		scope:   newHostScope(cfg.Hosts, cfg.Starts),
 		links:   &linkFiles{},
-		polite:  newPoliteness(cfg, l.Path()),
+		polite:  newPoliteness(cfg, l.StatePath()),
 		lease:   &lease{period: cfg.Lease},
 		obs:     &observations{warns: &warnings{}, progress: &progress{}},
 		storage: newStorage(cfg.StorageBackoff, defaultStorageTries),
@@ -194,7 +195,7 @@ func New(cfg Config, l *list.List, m *mirror.Mirror, f *fetch.Client) *Engine {
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.follow.held = &heldLinks{}
 	e.follow.traps = newTraps(cfg.Traps, e.log)
-	e.follow.traps.inherit(l.Path())    // traps capped by earlier runs stay capped
+	e.follow.traps.inherit(l)           // traps capped by earlier runs stay capped
 	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
 	return e
 }

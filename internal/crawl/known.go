@@ -39,14 +39,18 @@ var (
 	betweenChunks = func() {}
 )
 
-// fill adds the visited lines of l, read in chunks so that other spiders'
+// fill adds the visited lines of l: a file is read in chunks so that other spiders'
 // passes are not held up for a large list. A list rewritten meanwhile
 // (ErrReplaced: another spider compacted it, or its pass rewrote it) is
 // read again from the start, up to three times; what was read is kept.
-func (k *knownLines) fill(ctx context.Context, l *list.List) error {
+func (k *knownLines) fill(ctx context.Context, l Store) error {
+	cs, chunked := l.(chunkScanner)
+	if !chunked {
+		return l.Scan(ctx, k.addVisited)
+	}
 	var err error
 	for range 3 {
-		if err = k.read(ctx, l); !errors.Is(err, list.ErrReplaced) {
+		if err = k.read(ctx, cs); !errors.Is(err, list.ErrReplaced) {
 			return err
 		}
 	}
@@ -54,20 +58,23 @@ func (k *knownLines) fill(ctx context.Context, l *list.List) error {
 }
 
 // read is one reading of the list for fill.
-func (k *knownLines) read(ctx context.Context, l *list.List) error {
+func (k *knownLines) read(ctx context.Context, l chunkScanner) error {
 	for off := int64(0); ; {
-		next, err := l.ScanChunk(ctx, off, knownChunk, func(e *list.Entry) error {
-			if visited(*e) {
-				k.add(e.URL)
-			}
-			return nil
-		})
+		next, err := l.ScanChunk(ctx, off, knownChunk, k.addVisited)
 		if err != nil || next == off {
 			return err
 		}
 		off = next
 		betweenChunks()
 	}
+}
+
+// addVisited adds e's URL if its line is visited.
+func (k *knownLines) addVisited(e *list.Entry) error {
+	if visited(*e) {
+		k.add(e.URL)
+	}
+	return nil
 }
 
 func (k *knownLines) add(url string) {

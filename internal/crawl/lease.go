@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/spider-mirror/spider/list"
 )
 
 // lease tracks this spider's heartbeats. A gap of more than half the lease
@@ -72,7 +70,7 @@ func (e *Engine) beat(now time.Time) {
 // a spider whose fetches are slow keeps its claims while it works on them.
 // The goroutine it starts is owned by Run and ends when stop is called
 // (after the last pass: the spider holds its claims until then).
-func heartbeats(ctx context.Context, l *list.List, spider string, period time.Duration,
+func heartbeats(ctx context.Context, l Store, spider string, period time.Duration,
 	now func() time.Time, beat func(time.Time), log *slog.Logger) (stop func()) {
 	if period <= 0 {
 		return func() {}

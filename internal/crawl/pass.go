@@ -105,6 +105,11 @@ func (e *Engine) runPass(ctx context.Context, c *list.Cycle, carried map[string]
 	if p.err == nil {
 		p.recs = e.records(c.Claimed, carried)
 	}
+	if cp, counting := c.Pick.(*countingPicker); counting && p.err == nil && !offersEveryLine(e.list) {
+		if err := cp.recount(ctx, e.list); err != nil {
+			e.log.Warn("list not read for the account; it counts the claim's candidates only", "err", err)
+		}
+	}
 	p.took = time.Since(began)
 	return p
 }
@@ -258,7 +263,7 @@ func (r *run) idleWait(c *list.Cycle) time.Duration {
 	d := clamp(r.e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
 	pick := c.Pick
 	if cp, counting := pick.(*countingPicker); counting {
-		pick = cp.Picker
+		pick = cp.policyPicker
 	}
 	k, ok := pick.(*claim.Picker)
 	if a, isAhead := pick.(*aheadPicker); isAhead {

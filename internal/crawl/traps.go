@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"encoding/json"
 	"hash/maphash"
 	"log/slog"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/trap"
-	"github.com/spider-mirror/spider/list"
 )
 
 // CappedPattern is a URL pattern (trap.Pattern) whose links the spider no
@@ -221,14 +221,13 @@ func (t *traps) snapshot() (map[string]int, []CappedPattern) {
 	return cut, slices.Clone(t.capped)
 }
 
-// inherit takes up the patterns that the spiders of the list at path
-// capped before (their published statuses: this spider's last run and
+// inherit takes up the patterns that the spiders of list l capped before (their published statuses: this spider's last run and
 // the others'), with their counts, so that a trap stays capped across a
 // restart and for every spider of the list. The counts are judged again
 // under this spider's budgets: a budget raised since lets the pattern go
 // on.
-func (t *traps) inherit(path string) {
-	sts, err := list.ReadStatuses(path)
+func (t *traps) inherit(l Store) {
+	sts, err := l.Statuses(context.Background())
 	if err != nil {
 		t.log.Warn("capped URL patterns of earlier runs not read; traps are counted afresh", "err", err)
 		return

@@ -33,10 +33,16 @@ func (p *pass) claim(ctx context.Context) error {
 		return err
 	}
 	sp := claimSpec{p: p.pick.Profile(), now: p.c.Now, backlog: p.pick.Backlogged(), early: p.pick.RefreshesEarly()}
+	var first []candQuery
+	if pr, ok := p.pick.(Preferring); ok {
+		if urls := pr.Preferred(); len(urls) > 0 {
+			first = []candQuery{preferredQuery(urls)}
+		}
+	}
 	var due []cand
 	for round, k := 0, max+8; round < maxRounds; round, k = round+1, k*8 {
 		var full bool
-		due, full, err = p.candidates(ctx, candQueries(sp, levels, k), k, max)
+		due, full, err = p.candidates(ctx, append(first, candQueries(sp, levels, k)...), k, max)
 		if err != nil || len(due) >= max || !full {
 			break
 		}
@@ -46,6 +52,22 @@ func (p *pass) claim(ctx context.Context) error {
 	}
 	p.c.Stats.Due = len(due)
 	return p.take(ctx, due, max)
+}
+
+// Preferring is a Profiled picker that names lines it wants offered
+// before any other: lines the spider fetched ahead of their claim
+// (internal/crawl), whose outcome is in hand and which only a claim lets a
+// pass record. They are offered as candidates first, whatever the
+// profile's queries would select among the rest; the Picker's Due and Less
+// decide, as for every candidate.
+type Preferring interface {
+	Preferred() []string
+}
+
+// preferredQuery selects the unclaimed lines of urls (the index of url),
+// as a tier before all others.
+func preferredQuery(urls []string) candQuery {
+	return candQuery{"preferred", -1, `SELECT ` + candCols + ` FROM lines WHERE spider = '' AND url = ANY($1) ORDER BY id`, []any{urls}}
 }
 
 // levels returns the levels the list uses, in order.
@@ -81,7 +103,7 @@ func (p *pass) candidates(ctx context.Context, qs []candQuery, k, max int) (due 
 		if err != nil {
 			return nil, false, err
 		}
-		full = full || int(n.RowsAffected()) >= k
+		full = full || q.tier >= 0 && int(n.RowsAffected()) >= k
 		if i+1 == len(qs) || qs[i+1].tier != q.tier {
 			if len(due) >= max || full {
 				break

@@ -33,6 +33,10 @@ type Options struct {
 	// Host names this machine in the spiders' status; os.Hostname() if
 	// empty.
 	Host string
+	// State is the local path that the files a spider keeps beside its
+	// list on this machine are named from (StatePath), as a list file's
+	// path is for a file.
+	State string
 }
 
 // Store is a list in PostgreSQL. It is safe for concurrent use; each pass
@@ -43,6 +47,7 @@ type Store struct {
 	schema  string
 	ns      int64 // the schema's oid: the high half of its spiders' advisory lock keys
 	host    string
+	state   string
 
 	mu      sync.Mutex
 	spiders map[string]*SpiderLock
@@ -85,7 +90,7 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("pglist: migrate schema %s: %w", o.Schema, err)
 	}
-	s := &Store{lockCfg: lockCfg, schema: o.Schema, host: o.Host, spiders: map[string]*SpiderLock{}}
+	s := &Store{lockCfg: lockCfg, schema: o.Schema, host: o.Host, state: o.State, spiders: map[string]*SpiderLock{}}
 	if err := conn.QueryRow(ctx, `SELECT oid::bigint FROM pg_namespace WHERE nspname = $1`, o.Schema).Scan(&s.ns); err != nil {
 		return nil, fmt.Errorf("pglist: schema %s: %w", o.Schema, err)
 	}
@@ -97,6 +102,10 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 
 // Schema returns the schema holding the list.
 func (s *Store) Schema() string { return s.schema }
+
+// StatePath returns Options.State: the local path this machine's side
+// files of the list are named from.
+func (s *Store) StatePath() string { return s.state }
 
 // Close releases the locks of the spiders this Store holds (their
 // remaining claims become reclaimable) and closes its connections.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -242,5 +243,53 @@ func TestStatuses(t *testing.T) {
 	}
 	if b.Spider != "b" || !b.Running || !b.Heartbeat.IsZero() {
 		t.Errorf("status of b: %+v", b)
+	}
+}
+
+// preferPicker claims the lines it prefers before any other, as the
+// crawl's picker of lines fetched ahead does, on top of a batch, for
+// two of them.
+type preferPicker struct {
+	*claim.Picker
+	urls []string
+}
+
+func (p *preferPicker) Preferred() []string { return p.urls }
+func (p *preferPicker) Less(a, b *list.Entry) bool {
+	if x, y := slices.Contains(p.urls, a.URL), slices.Contains(p.urls, b.URL); x != y {
+		return x
+	}
+	return p.Picker.Less(a, b)
+}
+func (p *preferPicker) Max() int { return p.Picker.Max() + 2 }
+
+// Lines a Picker prefers (Preferring) are claimed on top of the batch,
+// even where the profile's queries would not reach them: deep lines of a
+// large backlog. A preferred line that is not due is not claimed.
+func TestPreferredLinesClaimedFirst(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	lock(t, s, "a")
+	var adds []list.Add
+	for i := range 300 {
+		adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%03d", i), Level: i / 50})
+	}
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: adds})
+	fast := claim.Profile{Name: "fast", Window: time.Hour, MaxLevel: 5, Batch: 10}
+	want := []string{"http://h/250", "http://h/299"}
+	pick := &preferPicker{Picker: &claim.Picker{P: fast, Now: t0}, urls: append(slices.Clone(want), "http://h/nowhere")}
+	c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: pick})
+	if len(c.Claimed) != 12 {
+		t.Fatalf("claimed %d lines, want 12", len(c.Claimed))
+	}
+	for i, url := range want {
+		if c.Claimed[i].URL != url {
+			t.Errorf("claim %d is %s, want the preferred %s", i, c.Claimed[i].URL, url)
+		}
+	}
+	for _, e := range c.Claimed[2:] {
+		if e.Level != 0 {
+			t.Errorf("claimed %s at level %d, want the batch from level 0", e.URL, e.Level)
+		}
 	}
 }
