@@ -24,15 +24,21 @@ import (
 // line per URL, no claim held by a spider that is not running, and every
 // copy the list names present in the mirror. It prints one line per kind
 // of problem and returns an error (exit 1) if there is any.
-func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) error {
-	if _, err := os.Stat(path); err != nil {
-		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+//
+// A list in PostgreSQL is checked the same way; its schema keeps one line
+// per URL and a well-formed line (UNIQUE and CHECK constraints).
+func checkList(ctx context.Context, ref listRef, mirrorDir string, stdout io.Writer) error {
+	if !ref.pg() {
+		if _, err := os.Stat(ref.path); err != nil {
+			return hintErr{fmt.Errorf("list %s: %w", ref.path, err), "pass --list with the path your spiders use"}
+		}
 	}
-	l, err := list.Open(path, list.Options{})
+	l, err := ref.open(ctx, list.Options{})
 	if err != nil {
 		return err
 	}
-	running, err := runningSpiders(l)
+	defer l.Close()
+	running, err := runningSpiders(ctx, l)
 	if err != nil {
 		return err
 	}
@@ -68,9 +74,11 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 	if err != nil {
 		return listErr(err)
 	}
-	dups, err := duplicates(ctx, l, seed, hashes)
-	if err != nil {
-		return listErr(err)
+	var dups []string
+	if f, ok := l.(fileStore); ok {
+		if dups, err = duplicates(ctx, f.List, seed, hashes); err != nil {
+			return listErr(err)
+		}
 	}
 	stray, firstStray, err := unreferenced(mirrorDir, seed, referenced)
 	if err != nil {
@@ -83,7 +91,7 @@ func checkList(ctx context.Context, path, mirrorDir string, stdout io.Writer) er
 			fmt.Fprintf(stdout, "PROBLEM %d %s (first: %s)\n", n, what, example)
 		}
 	}
-	fmt.Fprintf(stdout, "list %s: %d lines, format ok\n", l.Path(), lines)
+	fmt.Fprintf(stdout, "list %s: %d lines, format ok\n", ref, lines)
 	report(len(dups), "URLs with more than one line", first(dups))
 	report(deadClaims, "claims held by spiders that are not running (the next pass of any spider returns them)", firstDead)
 	report(missing, "copies named by the list but missing from the mirror "+mirrorDir, firstGone)
@@ -135,7 +143,11 @@ func first(s []string) string {
 
 // repairList repairs the list (see list.Repair) against the mirror in
 // mirrorDir and says what it did.
-func repairList(ctx context.Context, path, mirrorDir string, stdout io.Writer) error {
+func repairList(ctx context.Context, ref listRef, mirrorDir string, stdout io.Writer) error {
+	if err := ref.fileOnly("spider list check --repair"); err != nil {
+		return err
+	}
+	path := ref.path
 	if _, err := os.Stat(path); err != nil {
 		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
 	}
@@ -143,7 +155,7 @@ func repairList(ctx context.Context, path, mirrorDir string, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	running, err := runningSpiders(l)
+	running, err := runningSpiders(ctx, fileStore{l})
 	if err != nil {
 		return err
 	}
@@ -215,8 +227,8 @@ func ownFile(rel string) bool {
 
 // runningSpiders reports, for each spider that ever ran on the list,
 // whether it runs now (its lock is held).
-func runningSpiders(l *list.List) (map[string]bool, error) {
-	statuses, err := list.ReadStatuses(l.Path())
+func runningSpiders(ctx context.Context, l listStore) (map[string]bool, error) {
+	statuses, err := l.Statuses(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,8 @@ type FetchConfig struct {
 // Config is the TOML configuration file. See config.example.toml.
 type Config struct {
 	List        string                   `toml:"list"`
+	Schema      string                   `toml:"schema"` // a PostgreSQL list's schema
+	State       string                   `toml:"state"`  // a PostgreSQL list's local state directory
 	Mirror      string                   `toml:"mirror"`
 	Start       []string                 `toml:"start"`
 	Hosts       []string                 `toml:"hosts"`
@@ -173,26 +175,28 @@ func validProfileName(s string) bool {
 	return s[0] != '-' && s[0] != '.'
 }
 
-// listPathOf returns the list a subcommand works on: --list if given, else
-// the config file's list, else spider.list.
-func listPathOf(fs *pflag.FlagSet, config, listFlag string) (string, error) {
-	path := "spider.list"
+// listRefOf returns the list a subcommand works on: --list if given, else
+// the config file's list, else spider.list; for a PostgreSQL list, with
+// the config's schema and state.
+func listRefOf(fs *pflag.FlagSet, config, listFlag string) (listRef, error) {
+	spec := "spider.list"
+	cfg := &Config{}
 	if config != "" {
-		cfg, err := LoadConfig(config)
-		if err != nil {
-			return "", err
+		var err error
+		if cfg, err = LoadConfig(config); err != nil {
+			return listRef{}, err
 		}
-		setStr(&path, cfg.List)
+		setStr(&spec, cfg.List)
 	}
 	if fs.Changed("list") {
-		path = listFlag
+		spec = listFlag
 	}
-	return path, nil
+	return newListRef(spec, cfg.Schema, cfg.State), nil
 }
 
 // mirrorDirOf returns the mirror directory a subcommand works on: the
-// --mirror flag's, the config file's, or the one the list at listPath
-// records (readMirror).
+// --mirror flag's, the config file's, or the one recorded beside the list
+// (readMirror; listPath is listRef.sidePath).
 func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag, listPath string) (string, error) {
 	dir := ""
 	if config != "" {

@@ -24,6 +24,7 @@ import (
 // --help and the error that names them (one table, so no text forgets one).
 var listCommands = []struct{ use, what string }{
 	{"import [--level N] FILE|-", "add URLs (one a line, # comments)"},
+	{"import --full FILE|-", "load a whole list (export --full) into an empty one"},
 	{"export [--full]", "the list's URLs (or whole lines) to stdout"},
 	{"check [--mirror DIR]", "verify the list and its mirror (exit 1: a problem)"},
 	{"check --repair", "repair what is safe (after a backup), check again"},
@@ -63,10 +64,10 @@ const importChunk = 250_000
 func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("spider list", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
+	listSpec := fs.String("list", "", "shared list: a file `path`, or a PostgreSQL DSN (postgres://…, host=…) (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	level := fs.Int("level", 0, "import: level of the added lines (listed URLs at a deeper level move up to it)")
-	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs")
+	full := fs.Bool("full", false, "export: whole lines, header included, instead of URLs; import: load such lines, a whole list")
 	repair := fs.Bool("repair", false, "check: repair the list first (a backup is written)")
 	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default: the config's, else the one the list records)")
 	help := fs.BoolP("help", "h", false, "print this help")
@@ -81,74 +82,63 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprint(stderr, listUsage()+fs.FlagUsages())
 		return usageErr{errors.New("spider list needs a command: " + listCommandNames()), "spider list --help says what each does"}
 	}
-	path, err := listPathOf(fs, *config, *listPath)
+	ref, err := listRefOf(fs, *config, *listSpec)
 	if err != nil {
 		return err
 	}
 	switch cmd := fs.Arg(0); {
+	case cmd == "import" && fs.NArg() == 2 && *full:
+		return importList(ctx, ref, fs.Arg(1), stdin, stderr)
 	case cmd == "import" && fs.NArg() == 2:
 		if *level < 0 || *level > list.MaxLevel {
 			return usageErr{fmt.Errorf("--level must be 0 to %d, got %d", list.MaxLevel, *level), ""}
 		}
-		return importURLs(ctx, path, fs.Arg(1), *level, stdin, stderr)
+		return importURLs(ctx, ref, fs.Arg(1), *level, stdin, stderr)
 	case cmd == "import":
 		return usageErr{errors.New("spider list import takes one FILE, or - for standard input"), ""}
 	case cmd == "export" && fs.NArg() == 1:
-		return exportList(ctx, path, *full, stdout)
+		return exportList(ctx, ref, *full, stdout)
 	case cmd == "compact" && fs.NArg() == 1:
-		if _, err := os.Stat(path); err != nil {
-			return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
-		}
-		l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
-		if err != nil {
-			return err
-		}
-		st, err := l.Compact(ctx)
-		if err != nil {
-			return listErr(err)
-		}
-		fmt.Fprintf(stdout, "compacted %s: %d lines, %d bytes, in %.3fs\n", l.Path(), st.Lines, st.Bytes, st.HeldSec)
-		return nil
+		return compactList(ctx, ref, stdout)
 	case cmd == "check" && fs.NArg() == 1:
-		dir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
+		dir, err := mirrorDirOf(fs, *config, *mirrorDir, ref.sidePath())
 		if err != nil {
 			return err
 		}
 		if *repair {
-			if err := repairList(ctx, path, dir, stdout); err != nil {
+			if err := repairList(ctx, ref, dir, stdout); err != nil {
 				return err
 			}
 		}
-		return checkList(ctx, path, dir, stdout)
+		return checkList(ctx, ref, dir, stdout)
 	case cmd == "duplicates" && fs.NArg() == 1:
-		return printDuplicates(path, stdout)
+		return printDuplicates(ref, stdout)
 	default:
 		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: " + listCommandNames() + "; spider list --help says what each does"}
 	}
 }
 
-func importURLs(ctx context.Context, path, from string, level int, stdin io.Reader, stderr io.Writer) error {
-	in := stdin
-	if from != "-" {
-		f, err := os.Open(from)
-		if err != nil {
-			return hintErr{fmt.Errorf("import: %w", err), "give a file of URLs, one a line, or - for standard input"}
-		}
-		defer f.Close()
-		in = f
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
+func importURLs(ctx context.Context, ref listRef, from string, level int, stdin io.Reader, stderr io.Writer) error {
+	in, done, err := openInput(from, stdin, "give a file of URLs, one a line, or - for standard input")
 	if err != nil {
 		return err
 	}
+	defer done()
+	if !ref.pg() {
+		if err := os.MkdirAll(filepath.Dir(ref.path), 0o755); err != nil {
+			return err
+		}
+	}
+	l, err := ref.open(ctx, list.Options{Reserve: mirror.ReserveLen})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
 	im := &importer{l: l, from: from, level: level}
 	if err := im.readAll(ctx, in); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", im.added, im.read, l.Path(), im.read-im.bad-im.added, im.bad)
+	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", im.added, im.read, ref, im.read-im.bad-im.added, im.bad)
 	if im.lowered > 0 {
 		fmt.Fprintf(stderr, "spider: %d listed URLs moved up to level %d\n", im.lowered, level)
 	}
@@ -165,7 +155,7 @@ func importURLs(ctx context.Context, path, from string, level int, stdin io.Read
 // batches and canonicalised on every CPU (the WHATWG parser is the costly
 // part of an import), and added importChunk URLs per locked pass.
 type importer struct {
-	l     *list.List
+	l     listStore
 	from  string // the file read, for messages; "-" for standard input
 	level int
 
@@ -259,31 +249,48 @@ func canonicalise(batch []importLine) {
 	wg.Wait()
 }
 
-func exportList(ctx context.Context, path string, full bool, stdout io.Writer) error {
-	if _, err := os.Stat(path); err != nil {
-		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+func exportList(ctx context.Context, ref listRef, full bool, stdout io.Writer) error {
+	if err := ref.require(); err != nil {
+		return err
 	}
-	l, err := list.Open(path, list.Options{})
+	l, err := ref.open(ctx, list.Options{})
 	if err != nil {
 		return err
 	}
+	defer l.Close()
 	w := bufio.NewWriterSize(stdout, 1<<20)
 	if full {
 		fmt.Fprintln(w, list.Header)
 	}
-	// The list is read in chunks under its lock and written out without it,
-	// so a slow reader of stdout (a pager) never stalls the spiders.
 	var buf []byte
+	line := func(e *list.Entry) error {
+		if full {
+			buf = list.AppendLine(buf, e, 0)
+		} else {
+			buf = append(append(buf, e.URL...), '\n')
+		}
+		return nil
+	}
+	f, chunked := l.(fileStore)
+	if !chunked {
+		// A database's read is a snapshot that holds up no pass.
+		err := l.Scan(ctx, func(e *list.Entry) error {
+			buf = buf[:0]
+			line(e)
+			_, err := w.Write(buf)
+			return err
+		})
+		if err != nil {
+			return listErr(err)
+		}
+		return w.Flush()
+	}
+	// The list file is read in chunks under its lock and written out
+	// without it, so a slow reader of stdout (a pager) never stalls the
+	// spiders.
 	for off := int64(0); ; {
 		buf = buf[:0]
-		next, err := l.ScanChunk(ctx, off, 4<<20, func(e *list.Entry) error {
-			if full {
-				buf = list.AppendLine(buf, e, 0)
-			} else {
-				buf = append(append(buf, e.URL...), '\n')
-			}
-			return nil
-		})
+		next, err := f.ScanChunk(ctx, off, 4<<20, line)
 		if err != nil {
 			return listErr(err)
 		}

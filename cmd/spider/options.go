@@ -30,7 +30,9 @@ const defaultConcurrencyNoDelay = 16
 type Settings struct {
 	Profile     string
 	SpiderID    string
-	List        string
+	List        string // a path, or a PostgreSQL DSN (isDSN)
+	Schema      string // a PostgreSQL list's schema
+	State       string // a PostgreSQL list's local state directory
 	Mirror      string
 	MirrorSet   bool // Mirror came from the config or a flag: see chooseMirror
 	Starts      []string
@@ -96,7 +98,7 @@ func newRunFlags() *runFlags {
 	fs.SortFlags = false
 	fs.StringVarP(&f.profile, "profile", "p", "", "profile to run: fast, slow, or one defined in the config")
 	fs.StringVarP(&f.config, "config", "c", "", "TOML config `file` (see config.example.toml)")
-	fs.StringVar(&f.list, "list", "", "shared list `path` (default \"spider.list\")")
+	fs.StringVar(&f.list, "list", "", "shared list: a file `path`, or a PostgreSQL DSN (postgres://…, host=…) (default \"spider.list\")")
 	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default: the one the list records, else \"mirror\")")
 	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
@@ -197,6 +199,8 @@ func defaultSettings(name string, cfg *Config) (*Settings, error) {
 // those of the profile's own section.
 func (s *Settings) applyConfig(cfg *Config) {
 	setStr(&s.List, cfg.List)
+	setStr(&s.Schema, cfg.Schema)
+	setStr(&s.State, cfg.State)
 	setStr(&s.Mirror, cfg.Mirror)
 	s.MirrorSet = s.MirrorSet || cfg.Mirror != ""
 	s.Starts = append(s.Starts, cfg.Start...)

@@ -25,9 +25,9 @@ const usageCommands = `spider keeps a browsable on-disk mirror of a living web s
 
 Usage:
   spider --profile fast|slow [--config FILE] [flags]   run one spider until stopped
-  spider status [--list PATH] [--config FILE] [--json]  what the list holds, who runs
-  spider show [--list PATH] [--json] URL                everything known about one URL
-  spider seed [--list PATH] URL...                      add start URLs while spiders run
+  spider status [--list PATH|DSN] [--config FILE] [--json]  what the list holds, who runs
+  spider show [--list PATH|DSN] [--json] URL                everything known about one URL
+  spider seed [--list PATH|DSN] URL...                      add start URLs while spiders run
 `
 
 const usageHead = `
@@ -117,8 +117,11 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		}
 		starts = append(starts, u)
 	}
-	if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
-		return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
+	ref := newListRef(s.List, s.Schema, s.State)
+	if !ref.pg() {
+		if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
+			return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
+		}
 	}
 	// --for bounds everything from here, waits for the list's lock included.
 	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
@@ -127,20 +130,21 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		ctx, cancel = context.WithTimeout(ctx, s.For)
 		defer cancel()
 	}
-	l, err := list.Open(s.List, list.Options{Reserve: mirror.ReserveLen,
+	l, err := ref.open(ctx, list.Options{Reserve: mirror.ReserveLen,
 		OnWait: warnLockWait(log), WaitReport: crawl.DefaultLockWait})
 	if err != nil {
 		return err
 	}
-	lock, err := list.LockSpider(l.Path(), s.SpiderID)
+	defer l.Close()
+	unlock, err := ref.lockSpider(ctx, l, s.SpiderID)
 	if errors.Is(err, list.ErrRunning) {
-		log.Info("already running; exiting", "spider", s.SpiderID, "list", l.Path())
+		log.Info("already running; exiting", "spider", s.SpiderID, "list", ref.String())
 		return nil
 	}
 	if err != nil {
-		return err
+		return hintErr{fmt.Errorf("lock spider %s on %s: %w", s.SpiderID, ref, err), "check that the list can be reached and written"}
 	}
-	defer lock.Unlock()
+	defer unlock()
 
 	hosts, err := scopeHosts(ctx, l, starts, s.Hosts)
 	if err != nil {
@@ -150,7 +154,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		return usageErr{errors.New("nothing to crawl: no start URL and the list holds no level-0 line"),
 			"pass --start URL (or set start in the config file)"}
 	}
-	m, err := openMirror(l.Path(), s, log)
+	m, err := openMirror(l.StatePath(), s, log)
 	if err != nil {
 		return err
 	}
@@ -170,7 +174,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost, Traps: s.crawlTraps(), HubLevel: s.HubLevel,
 		RequisiteEvery: s.SlowWindow, Sitemaps: s.Sitemaps,
 	}, l, m, fetch.New(s.Fetch))
-	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", l.Path(), "mirror", m.Dir(),
+	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", ref.String(), "mirror", m.Dir(),
 		"window", s.Window, "longest", s.Longest, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
 	stopProgress := showProgress(progress, eng)
 	sum, err := eng.Run(ctx)
@@ -183,7 +187,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		err = fmt.Errorf("no pass ran within --for %s: %w", s.For, err)
 	}
 	if err == nil && signalled.Err() == nil && sum.Failed+sum.Fetched+sum.Unchanged+sum.Archived == 0 {
-		err = startsHeldBack(l.Path(), starts)
+		err = startsHeldBack(l.StatePath(), starts)
 	}
 	return runVerdict(sum, err, signalled.Err() != nil, m.Dir())
 }
@@ -208,7 +212,7 @@ func openMirror(listPath string, s *Settings, log *slog.Logger) (*mirror.Mirror,
 
 // scopeHosts returns the hosts the spider follows links on: those of the
 // start URLs, of the list's level-0 lines, and the configured ones.
-func scopeHosts(ctx context.Context, l *list.List, starts, extra []string) ([]string, error) {
+func scopeHosts(ctx context.Context, l crawl.Store, starts, extra []string) ([]string, error) {
 	seen := map[string]bool{}
 	var hosts []string
 	add := func(h string) {

@@ -20,14 +20,14 @@ import (
 func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("spider seed", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
+	listPath := fs.String("list", "", "shared list: a file `path`, or a PostgreSQL DSN (postgres://…, host=…) (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
 		return usageErr{err, "spider seed --help lists the flags"}
 	}
 	if *help {
-		_, err := fmt.Fprint(stdout, "Usage: spider seed [--list PATH] URL...\n\nAdds start URLs (level 0); running spiders pick them up at their next pass.\n\n"+fs.FlagUsages())
+		_, err := fmt.Fprint(stdout, "Usage: spider seed [--list PATH|DSN] URL...\n\nAdds start URLs (level 0); running spiders pick them up at their next pass.\n\n"+fs.FlagUsages())
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -41,22 +41,25 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		adds = append(adds, list.Add{URL: u, Level: 0})
 	}
-	path, err := listPathOf(fs, *config, *listPath)
+	ref, err := listRefOf(fs, *config, *listPath)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+	if !ref.pg() {
+		if err := os.MkdirAll(filepath.Dir(ref.path), 0o755); err != nil {
+			return err
+		}
 	}
-	l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
+	l, err := ref.open(ctx, list.Options{Reserve: mirror.ReserveLen})
 	if err != nil {
 		return err
 	}
+	defer l.Close()
 	st, err := l.Add(ctx, adds)
 	if err != nil {
 		return listErr(err)
 	}
-	fmt.Fprintf(stderr, "spider: seeded %d new of %d URLs into %s\n", st.Added, len(adds), l.Path())
+	fmt.Fprintf(stderr, "spider: seeded %d new of %d URLs into %s\n", st.Added, len(adds), ref)
 	if st.Lowered > 0 {
 		fmt.Fprintf(stderr, "spider: %d listed URLs are start URLs now (level 0)\n", st.Lowered)
 	}

@@ -63,7 +63,7 @@ type ShownDue struct {
 func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := pflag.NewFlagSet("spider show", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
+	listPath := fs.String("list", "", "shared list: a file `path`, or a PostgreSQL DSN (postgres://…, host=…) (default \"spider.list\", or the config's)")
 	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, to check the copy (default: the config's, else the one the list records)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -72,7 +72,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageErr{err, "spider show --help lists the flags"}
 	}
 	if *help {
-		_, err := fmt.Fprint(stdout, "Usage: spider show [--list PATH] [--mirror DIR] [--json] URL\n\n"+
+		_, err := fmt.Fprint(stdout, "Usage: spider show [--list PATH|DSN] [--mirror DIR] [--json] URL\n\n"+
 			"Everything known about one URL: its list line, its copy, its fetch history\n"+
 			"(status, error, attempts, validators, checksum, redirect), and when it is due.\n\n"+fs.FlagUsages())
 		return err
@@ -84,22 +84,27 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageErr{fmt.Errorf("show %q: %v", fs.Arg(0), err), "give an absolute http:// or https:// URL"}
 	}
-	path, err := listPathOf(fs, *config, *listPath)
+	ref, err := listRefOf(fs, *config, *listPath)
 	if err != nil {
 		return err
 	}
-	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, ref.sidePath())
 	if err != nil {
 		return err
 	}
-	if err := requireList(path); err != nil {
+	if err := ref.require(); err != nil {
 		return err
 	}
-	sh, err := collectShown(ctx, path, mdir, u)
+	l, err := ref.open(ctx, list.Options{})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	sh, err := collectShown(ctx, l, mdir, u)
 	if err != nil {
 		return listErr(err)
 	}
-	if sh.Filtered, err = showFiltered(path, *config, sh); err != nil {
+	if sh.Filtered, err = showFiltered(ctx, l, *config, sh); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -108,15 +113,11 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	return printShown(stdout, sh)
 }
 
-func collectShown(ctx context.Context, path, mdir, u string) (*Shown, error) {
-	l, err := list.Open(path, list.Options{})
-	if err != nil {
-		return nil, err
-	}
+func collectShown(ctx context.Context, l crawl.Store, mdir, u string) (*Shown, error) {
 	sh := &Shown{URL: u, Same: []string{}, Due: []ShownDue{}}
 	var line list.Entry
 	errFound := errors.New("found")
-	err = l.Scan(ctx, func(e *list.Entry) error {
+	err := l.Scan(ctx, func(e *list.Entry) error {
 		if e.URL == u {
 			line = e.Clone()
 			return errFound
@@ -143,7 +144,7 @@ func collectShown(ctx context.Context, path, mdir, u string) (*Shown, error) {
 			}
 			sh.Copy = c
 		}
-		sts, err := list.ReadStatuses(path)
+		sts, err := l.Statuses(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +162,7 @@ func collectShown(ctx context.Context, path, mdir, u string) (*Shown, error) {
 			sh.Due = append(sh.Due, d)
 		}
 	}
-	store := meta.Open(path+meta.Suffix, 30*time.Second)
+	store := meta.Open(l.StatePath()+meta.Suffix, 30*time.Second)
 	recs, err := store.Get([]string{u})
 	if err != nil {
 		return nil, err

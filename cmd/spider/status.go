@@ -90,7 +90,7 @@ type LevelStatus struct {
 func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := pflag.NewFlagSet("spider status", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	listPath := fs.String("list", "", "shared list `path` (default \"spider.list\", or the config's)")
+	listPath := fs.String("list", "", "shared list: a file `path`, or a PostgreSQL DSN (postgres://…, host=…) (default \"spider.list\", or the config's)")
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	mirrorDir := fs.String("mirror", "", "mirror `dir`ectory, whose index lists the archived pages (default: the config's, else the one the list records)")
 	asJSON := fs.Bool("json", false, "print JSON (schema: see README)")
@@ -99,20 +99,20 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageErr{err, "spider status --help lists the flags"}
 	}
 	if *help {
-		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH] [--mirror DIR] [--config FILE] [--json]\n\n"+fs.FlagUsages())
+		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH|DSN] [--mirror DIR] [--config FILE] [--json]\n\n"+fs.FlagUsages())
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErr{fmt.Errorf("status takes no arguments, got %q", fs.Arg(0)), ""}
 	}
-	path, err := listPathOf(fs, *config, *listPath)
+	ref, err := listRefOf(fs, *config, *listPath)
 	if err != nil {
 		return err
 	}
-	if err := requireList(path); err != nil {
+	if err := ref.require(); err != nil {
 		return err
 	}
-	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, path)
+	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, ref.sidePath())
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,12 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	st, err := collectStatus(ctx, path, cfg)
+	l, err := ref.open(ctx, list.Options{})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	st, err := collectStatus(ctx, l, ref.String(), cfg)
 	if err != nil {
 		return listErr(err)
 	}
@@ -133,13 +138,11 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	return printStatus(stdout, st)
 }
 
-func collectStatus(ctx context.Context, path string, cfg *Config) (*Status, error) {
-	l, err := list.Open(path, list.Options{})
-	if err != nil {
-		return nil, err
-	}
-	st := &Status{List: l.Path(), At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}, Due: map[string]int{}}
-	if st.Spiders, err = list.ReadStatuses(l.Path()); err != nil {
+// collectStatus reads the status of list l, which messages call name.
+func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (*Status, error) {
+	var err error
+	st := &Status{List: name, At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}, Due: map[string]int{}}
+	if st.Spiders, err = l.Statuses(ctx); err != nil {
 		return nil, err
 	}
 	if st.Spiders == nil {
@@ -201,9 +204,11 @@ func collectStatus(ctx context.Context, path string, cfg *Config) (*Status, erro
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	delay, delayFrom := spidersDelay(published, cfg)
-	st.Account = accountOf(st.List, tally, profiles, from, delay, delayFrom, st.Lines, st.At)
-	st.Files = fileSizes(st.List)
-	st.StalledLock = stalledLock(l)
+	st.Account = accountOf(l.StatePath(), tally, profiles, from, delay, delayFrom, st.Lines, st.At)
+	st.Files = fileSizes(l.StatePath())
+	if f, ok := l.(fileStore); ok {
+		st.StalledLock = stalledLock(f.List)
+	}
 	return st, nil
 }
 

@@ -108,7 +108,11 @@ func TestReadersKeepCopiesOfScannedStrings(t *testing.T) {
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := collectStatus(context.Background(), path, &Config{})
+	l, err := list.Open(path, list.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := collectStatus(context.Background(), fileStore{l}, path, &Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

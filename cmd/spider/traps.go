@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -148,7 +149,7 @@ func capHint(reason string) string {
 // showFiltered returns why the defences cut links to the URL that sh
 // shows, for spider show: "" for a URL with a line in the list (it was
 // taken), else filteredWhy under the config file's [scope] follow.
-func showFiltered(listPath, config string, sh *Shown) (string, error) {
+func showFiltered(ctx context.Context, l crawl.Store, config string, sh *Shown) (string, error) {
 	if sh.Listed {
 		return "", nil
 	}
@@ -162,7 +163,7 @@ func showFiltered(listPath, config string, sh *Shown) (string, error) {
 			follow = append(follow, trap.Family(f))
 		}
 	}
-	sts, err := list.ReadStatuses(listPath)
+	sts, err := l.Statuses(ctx)
 	if err != nil {
 		return "", listErr(err)
 	}

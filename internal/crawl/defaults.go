@@ -127,3 +127,10 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // A pass holds the lock for the time it takes to read the list, so a wait
 // this long means a holder that is stopped or stuck.
 const DefaultLockWait = 10 * time.Second
+
+// DefaultStateDir is the directory, relative to the working directory,
+// under which a spider keeps the files of a list in PostgreSQL that stay
+// on its machine (the fetch history, the host pace, the account series,
+// the mirror's record), one subdirectory per schema, unless the
+// configuration says otherwise (state).
+const DefaultStateDir = "spider-state"

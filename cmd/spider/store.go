@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spider-mirror/spider/internal/crawl"
+	"github.com/spider-mirror/spider/internal/pglist"
+	"github.com/spider-mirror/spider/list"
+)
+
+// listRef names the list a command works on: a file, or a list in
+// PostgreSQL (a DSN and a schema) with the local directory of the files a
+// spider keeps beside it on this machine.
+type listRef struct {
+	path   string // the list file; "" for PostgreSQL
+	dsn    string // libpq URL or keyword/value string; "" for a file
+	schema string // PostgreSQL schema; pglist.DefaultSchema if empty
+	state  string // local directory of a PostgreSQL list's side files
+}
+
+// isDSN reports whether a list setting names a PostgreSQL database rather
+// than a file: a libpq URL (postgres://, postgresql://) or a keyword/value
+// string starting with host= (a Unix socket's directory, or a host).
+func isDSN(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.HasPrefix(s, "host=")
+}
+
+// newListRef returns the list that the settings list, schema and state
+// name; state defaults to crawl.DefaultStateDir/<schema>.
+func newListRef(spec, schema, state string) listRef {
+	if !isDSN(spec) {
+		return listRef{path: spec}
+	}
+	if schema == "" {
+		schema = pglist.DefaultSchema
+	}
+	if state == "" {
+		state = filepath.Join(crawl.DefaultStateDir, schema)
+	}
+	return listRef{dsn: strings.TrimSpace(spec), schema: schema, state: state}
+}
+
+// pg reports whether the list is in PostgreSQL.
+func (r listRef) pg() bool { return r.dsn != "" }
+
+// sidePath is the path the files kept beside the list are named from
+// (LIST.meta, LIST.hosts.d, …): the file's own path, or "list" in the
+// state directory.
+func (r listRef) sidePath() string {
+	if r.pg() {
+		return filepath.Join(r.state, "list")
+	}
+	return r.path
+}
+
+// String names the list in messages; a DSN may hold a password, so a
+// PostgreSQL list is named by its schema.
+func (r listRef) String() string {
+	if r.pg() {
+		return "PostgreSQL schema " + r.schema
+	}
+	if abs, err := filepath.Abs(r.path); err == nil {
+		return abs
+	}
+	return r.path
+}
+
+// require fails with a hint unless the list exists. A PostgreSQL list is
+// created on first use; opening it reports a database that cannot be
+// reached.
+func (r listRef) require() error {
+	if r.pg() {
+		return nil
+	}
+	return requireList(r.path)
+}
+
+// fileOnly fails for a PostgreSQL list: what a command does (compaction,
+// repair) concerns the file's own format.
+func (r listRef) fileOnly(what string) error {
+	if r.pg() {
+		return hintErr{fmt.Errorf("%s works on a list file only; %s keeps its lines in tables", what, r),
+			"PostgreSQL keeps the table itself (autovacuum); spider list check verifies a list in it"}
+	}
+	return nil
+}
+
+// listStore is a list opened by a command: what the crawl needs of it
+// (crawl.Store), appending URLs, and closing it.
+type listStore interface {
+	crawl.Store
+	Add(ctx context.Context, adds []list.Add) (list.CycleStats, error)
+	Close() error
+}
+
+// fileStore is a list file as a listStore.
+type fileStore struct{ *list.List }
+
+func (fileStore) Close() error { return nil }
+
+// open opens the list: the file with o, or the database, creating or
+// migrating the list's schema and the state directory.
+func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
+	if !r.pg() {
+		l, err := list.Open(r.path, o)
+		if err != nil {
+			return nil, err
+		}
+		return fileStore{l}, nil
+	}
+	state, err := filepath.Abs(r.state)
+	if err == nil {
+		err = os.MkdirAll(state, 0o755)
+	}
+	if err != nil {
+		return nil, hintErr{fmt.Errorf("state directory of %s: %w", r, err), "set state in the config file to a writable local directory"}
+	}
+	s, err := pglist.Open(ctx, r.dsn, pglist.Options{Schema: r.schema, State: filepath.Join(state, "list")})
+	switch {
+	case errors.Is(err, pglist.ErrNewerSchema):
+		return nil, hintErr{fmt.Errorf("%s: %w", r, err), "upgrade this spider to the version the other spiders run"}
+	case err != nil:
+		return nil, hintErr{fmt.Errorf("open %s: %w", r, err),
+			"check the list's DSN; the database must accept the connection and let its user create the schema (or own it)"}
+	}
+	return s, nil
+}
+
+// lockSpider takes spider id's lock on the list st (opened from r) for the
+// life of the run: list.ErrRunning if a spider with that id runs, on this
+// host or (PostgreSQL) on any.
+func (r listRef) lockSpider(ctx context.Context, st listStore, id string) (unlock func() error, err error) {
+	if s, ok := st.(*pglist.Store); ok {
+		l, err := s.LockSpider(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return l.Unlock, nil
+	}
+	l, err := list.LockSpider(r.path, id)
+	if err != nil {
+		return nil, err
+	}
+	return l.Unlock, nil
+}
