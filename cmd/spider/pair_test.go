@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,18 +51,7 @@ func TestFastAndSlowSideBySide(t *testing.T) {
 	}
 
 	// 1. The whole site gets mirrored, every page on one line.
-	eventually(t, 30*time.Second, "mirroring every page", func() bool {
-		byURL := map[string]list.Entry{}
-		for _, e := range readList(t, listPath) {
-			byURL[e.URL] = e
-		}
-		for _, p := range site.Paths() {
-			if e, ok := byURL[urlOf(p)]; !ok || e.File == "" {
-				return false
-			}
-		}
-		return true
-	})
+	eventually(t, 30*time.Second, "mirroring every page", mirrored(site, base, func() []list.Entry { return readList(t, listPath) }))
 	es := readList(t, listPath)
 	byURL := checkOnce(t, es)
 	for _, p := range site.Paths() {
@@ -135,14 +123,7 @@ func TestFastAndSlowSideBySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	site.Delete(strings.TrimPrefix(gone.URL, base))
-	eventually(t, slowWindow+slack, "the deleted page being archived", func() bool {
-		for _, e := range readList(t, listPath) {
-			if e.URL == gone.URL {
-				return e.State == list.Archived
-			}
-		}
-		return false
-	})
+	eventually(t, slowWindow+slack, "the deleted page being archived", inState(gone.URL, list.Archived, func() []list.Entry { return readList(t, listPath) }))
 	// The copy stays, with a banner saying it is archived (written before
 	// the list records the state).
 	if got, err := os.ReadFile(filepath.Join(mirrorDir, filepath.FromSlash(gone.File))); err != nil ||
@@ -151,22 +132,7 @@ func TestFastAndSlowSideBySide(t *testing.T) {
 	}
 
 	// A graceful stop hands every claim back and exits 0.
-	sendSignal(t, fast, syscall.SIGTERM)
-	sendSignal(t, slow, syscall.SIGTERM)
-	if code := fast.wait(20 * time.Second); code != 0 {
-		t.Errorf("fast exited %d after SIGTERM; output:\n%s", code, fast.output())
-	}
-	if code := slow.wait(20 * time.Second); code != 0 {
-		t.Errorf("slow exited %d after SIGTERM; output:\n%s", code, slow.output())
-	}
-	es = readList(t, listPath)
-	checkOnce(t, es)
-	for _, e := range es {
-		if e.Spider != "" {
-			t.Errorf("claim left after a graceful stop: %+v", e)
-		}
-	}
-	checkMirror(t, mirrorDir, es)
+	stopAll(t, mirrorDir, func() []list.Entry { return readList(t, listPath) }, fast, slow)
 }
 
 func firstRequest(site *sitetest.Site, path string) sitetest.Request {

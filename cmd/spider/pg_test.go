@@ -2,56 +2,24 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/spider-mirror/spider/internal/pglist"
+	"github.com/spider-mirror/spider/internal/pgtest"
 	"github.com/spider-mirror/spider/list"
 )
-
-// pgDSN returns the PostgreSQL server the tests use, SPIDER_TEST_PG_DSN.
-// Without one the tests skip, except under CI (CI=true), where they fail:
-// scripts/test starts a server.
-func pgDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("SPIDER_TEST_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("SPIDER_TEST_PG_DSN is not set and CI=true: the PostgreSQL tests must run in CI (scripts/test starts a server)")
-		}
-		t.Skip("SPIDER_TEST_PG_DSN is not set")
-	}
-	return dsn
-}
 
 // pgConfig writes a config file in dir naming a list in a schema of the
 // test's own on the test server, dropped when the test ends, with extra
 // lines appended; it returns the file and the schema.
 func pgConfig(t *testing.T, dir, extra string) (conf, schema string) {
 	t.Helper()
-	dsn := pgDSN(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema = "spidercli_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
+	dsn := pgtest.DSN(t)
+	schema = pgtest.Schema(t, dsn, "spidercli_")
 	conf = filepath.Join(dir, "pg.toml")
 	body := fmt.Sprintf("list = %q\nschema = %q\n%s", dsn, schema, extra)
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
@@ -64,7 +32,7 @@ func pgConfig(t *testing.T, dir, extra string) (conf, schema string) {
 func readPG(t *testing.T, schema string) []list.Entry {
 	t.Helper()
 	ctx := context.Background()
-	s, err := pglist.Open(ctx, pgDSN(t), pglist.Options{Schema: schema})
+	s, err := pglist.Open(ctx, pgtest.DSN(t), pglist.Options{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}

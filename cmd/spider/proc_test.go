@@ -186,3 +186,67 @@ func sendSignal(t *testing.T, p *proc, sig syscall.Signal) {
 		t.Fatal(err)
 	}
 }
+
+// claimsOf counts the lines of es that spider claims.
+func claimsOf(es []list.Entry, spider string) int {
+	n := 0
+	for _, e := range es {
+		if e.Spider == spider {
+			n++
+		}
+	}
+	return n
+}
+
+// mirrored reports whether every page of site has a line with a copy in
+// the list that read returns.
+func mirrored(site *sitetest.Site, base string, read func() []list.Entry) func() bool {
+	return func() bool {
+		byURL := map[string]list.Entry{}
+		for _, e := range read() {
+			byURL[e.URL] = e
+		}
+		for _, p := range site.Paths() {
+			if e, ok := byURL[base+p]; !ok || e.File == "" {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// inState reports whether url's line, in the list that read returns, is
+// in state st.
+func inState(url string, st list.State, read func() []list.Entry) func() bool {
+	return func() bool {
+		for _, e := range read() {
+			if e.URL == url {
+				return e.State == st
+			}
+		}
+		return false
+	}
+}
+
+// stopAll stops the spiders with SIGTERM, each of which must exit 0, and
+// checks the list read returns then: every URL once, no claim left, every
+// copy it names in the mirror.
+func stopAll(t *testing.T, mirrorDir string, read func() []list.Entry, ps ...*proc) {
+	t.Helper()
+	for _, p := range ps {
+		sendSignal(t, p, syscall.SIGTERM)
+	}
+	for _, p := range ps {
+		if code := p.wait(20 * time.Second); code != 0 {
+			t.Errorf("spider %v exited %d after SIGTERM; output:\n%s", p.cmd.Args[1:3], code, p.output())
+		}
+	}
+	es := read()
+	checkOnce(t, es)
+	for _, e := range es {
+		if e.Spider != "" {
+			t.Errorf("claim left after a graceful stop: %+v", e)
+		}
+	}
+	checkMirror(t, mirrorDir, es)
+}

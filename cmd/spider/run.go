@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -118,11 +117,6 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		starts = append(starts, u)
 	}
 	ref := newListRef(s.List, s.Schema, s.State)
-	if !ref.pg() {
-		if err := os.MkdirAll(filepath.Dir(s.List), 0o755); err != nil {
-			return hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
-		}
-	}
 	// --for bounds everything from here, waits for the list's lock included.
 	signalled := ctx // done: stopped by SIGINT or SIGTERM, not by --for
 	if s.For > 0 {
@@ -130,21 +124,16 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		ctx, cancel = context.WithTimeout(ctx, s.For)
 		defer cancel()
 	}
-	l, err := ref.open(ctx, list.Options{Reserve: mirror.ReserveLen,
+	l, done, err := ref.openToRun(ctx, s.SpiderID, list.Options{Reserve: mirror.ReserveLen,
 		OnWait: warnLockWait(log), WaitReport: crawl.DefaultLockWait})
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	unlock, err := ref.lockSpider(ctx, l, s.SpiderID)
 	if errors.Is(err, list.ErrRunning) {
 		log.Info("already running; exiting", "spider", s.SpiderID, "list", ref.String())
 		return nil
 	}
 	if err != nil {
-		return hintErr{fmt.Errorf("lock spider %s on %s: %w", s.SpiderID, ref, err), "check that the list can be reached and written"}
+		return err
 	}
-	defer unlock()
+	defer done()
 
 	hosts, err := scopeHosts(ctx, l, starts, s.Hosts)
 	if err != nil {

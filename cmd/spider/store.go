@@ -132,6 +132,31 @@ func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
 	return s, nil
 }
 
+// openToRun opens the list for spider id's run, creating a list file's
+// directory, and takes the spider's lock for the life of the run: an
+// error satisfying errors.Is(err, list.ErrRunning) if a spider with that
+// id runs, on this host or (PostgreSQL) on any. done releases the lock,
+// then the list.
+func (r listRef) openToRun(ctx context.Context, id string, o list.Options) (l listStore, done func(), err error) {
+	if !r.pg() {
+		if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
+			return nil, nil, hintErr{fmt.Errorf("list directory: %w", err), "check --list"}
+		}
+	}
+	if l, err = r.open(ctx, o); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := r.lockSpider(ctx, l, id)
+	if err != nil {
+		l.Close()
+		if errors.Is(err, list.ErrRunning) {
+			return nil, nil, err
+		}
+		return nil, nil, hintErr{fmt.Errorf("lock spider %s on %s: %w", id, r, err), "check that the list can be reached and written"}
+	}
+	return l, func() { unlock(); l.Close() }, nil
+}
+
 // lockSpider takes spider id's lock on the list st (opened from r) for the
 // life of the run: list.ErrRunning if a spider with that id runs, on this
 // host or (PostgreSQL) on any.
