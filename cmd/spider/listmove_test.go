@@ -17,7 +17,7 @@ import (
 // the PostgreSQL list; compaction says it is for files only.
 func TestListMovesBetweenFileAndPostgres(t *testing.T) {
 	dir := t.TempDir()
-	conf, schema := pgConfig(t, dir, "")
+	conf, schema := pgConfig(t, dir, "state = \"local/state\"\n")
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	var buf []byte
 	buf = append(buf, list.Header+"\n"...)
@@ -89,6 +89,13 @@ func TestListMovesBetweenFileAndPostgres(t *testing.T) {
 	code, out, stderr := runCLI(t, dir, "list", "check", "--config", conf, "--mirror", filepath.Join(dir, "mirror"))
 	if code != 1 || !strings.Contains(out, "list PostgreSQL schema "+schema+": 50 lines, format ok") || !strings.Contains(out, "missing from the mirror") {
 		t.Errorf("list check: exit %d, %s%s", code, out, stderr)
+	}
+	// This machine's files of the list go to the state directory set.
+	if _, err := os.Stat(filepath.Join(dir, "local", "state")); err != nil {
+		t.Errorf("state directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "spider-state")); err == nil {
+		t.Error("spider-state created although state is set")
 	}
 	for _, args := range [][]string{{"list", "compact"}, {"list", "check", "--repair"}} {
 		code, _, stderr := runCLI(t, dir, append(args, "--config", conf)...)

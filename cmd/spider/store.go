@@ -115,11 +115,8 @@ func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
 		return fileStore{l}, nil
 	}
 	state, err := filepath.Abs(r.state)
-	if err == nil {
-		err = os.MkdirAll(state, 0o755)
-	}
 	if err != nil {
-		return nil, hintErr{fmt.Errorf("state directory of %s: %w", r, err), "set state in the config file to a writable local directory"}
+		return nil, err
 	}
 	s, err := pglist.Open(ctx, r.dsn, pglist.Options{Schema: r.schema, State: filepath.Join(state, "list")})
 	switch {
@@ -128,6 +125,10 @@ func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
 	case err != nil:
 		return nil, hintErr{fmt.Errorf("open %s: %w", r, err),
 			"check the list's DSN; the database must accept the connection and let its user create the schema (or own it)"}
+	}
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		s.Close()
+		return nil, hintErr{fmt.Errorf("state directory of %s: %w", r, err), "set state in the config file to a writable local directory"}
 	}
 	return s, nil
 }

@@ -4,7 +4,9 @@
 //
 // It is the only package that knows list, claim, fetch, extract and mirror
 // together. The profile (fast, slow, or any other) is data in Config; there
-// is no branch on its name.
+// is no branch on its name. The list is a Store (store.go): a file
+// (package list) or a database (internal/pglist); the files the spider
+// keeps beside it are named from its StatePath.
 //
 // # Who owns what
 //

@@ -90,6 +90,11 @@
 //     claim.EarlyOdds of its interval on: the same queries with the
 //     bounds scaled, the model's point computed per row.
 //
+// A Picker that names lines to offer first (Preferring: the lines a spider
+// fetched ahead of their claim, whose outcome it holds) has them selected
+// by URL, as a tier before the others; Due and Less decide as for any
+// candidate.
+//
 // Each query selects exactly the lines claim.Due finds due (tested on
 // random lists against claim itself). Classes 1 and 2 come in claim's own
 // order, straight from their index. A refresh's urgency in claim is its
@@ -150,4 +155,5 @@
 //	claim.go     the claim: candidates, Due and Less, locking
 //	claimsql.go  the claim profile in SQL (pure)
 //	scan.go      Scan
+//	import.go    Import: a whole list into an empty one (spider list import --full)
 package pglist
