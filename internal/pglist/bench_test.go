@@ -127,3 +127,36 @@ func (sp *benchSpider) pass(b *testing.B, now time.Time, p claim.Profile, backlo
 		sp.back = append(sp.back, list.Result{URL: e.URL})
 	}
 }
+
+// BenchmarkRefreshQueries measures the refresh tier's candidate queries
+// alone, at full interval and refreshing early (claim.Picker.Early), on a
+// list in its steady state: the queries a pass runs when the stale and
+// new tiers leave its batch short.
+func BenchmarkRefreshQueries(b *testing.B) {
+	dsn := testDSN(b)
+	s := openTest(b, dsn, testSchema(b, dsn))
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(7, 8))
+	load(b, s, benchRows(b), func(i int) list.Entry { return steadyEntry(r, now, i) })
+	levels := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	ctx := context.Background()
+	for _, early := range []bool{false, true} {
+		for _, q := range candQueries(claimSpec{p: slow, now: now, early: early}, levels, slow.Batch+8) {
+			if q.tier != 2 {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/early=%v", q.class, early), func(b *testing.B) {
+				for b.Loop() {
+					rows, err := s.pool.Query(ctx, q.sql, q.args...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					rows.Close()
+					if err := rows.Err(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

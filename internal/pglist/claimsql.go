@@ -101,22 +101,24 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 // earlyRefresh returns the refresh queries of a picker that refreshes
 // early (claim.Picker.Early, never while a first mirror is under way): a
 // copy is due from claim.EarlyOdds of its interval on. The interval of a
-// model is its due time less its copy's time, clamped to [shortest,
-// longest]; scaled by the odds, the model's point is the copy's time plus
-// the odds of that span, which SQL computes per row (the index on due
-// keeps its order, as the stand-in for urgency: a line whose model says
-// due earlier tends to be due early earlier). The split between the two
-// model queries is the same as at full interval, on that point.
+// model is its span (its due time less its copy's time) clamped to
+// [shortest, longest], so the two model queries split on the span
+// instead of on the due time: within longest, the copy's time plus the
+// odds of the span (computed per row) must have passed, on the index of
+// due times; past longest, the copy must be the odds of longest old, on
+// the index of copy times. Each index scan stops at its k-th row (in the
+// order of the index, most rows pass the per-row test) or at its bound: a
+// copy shortest's odds old at least, with a span within longest, has a due
+// time at most longest after that.
 func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, shortest, window, longest time.Duration) []candQuery {
 	odds := func(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
-	point := `modified + (due - modified) * $5::float8`
 	return []candQuery{
 		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(window))}},
-		{qModelDue, 2, perLevel(`due > modified AND `+point+` <= $3 AND modified <= $4`, `due`),
-			[]any{lv, k, now, now.Add(-odds(shortest)), claim.EarlyOdds}},
-		{qModelAged, 2, perLevel(`due > modified AND `+point+` > $3 AND modified <= $4`, `modified`),
-			[]any{lv, k, now, now.Add(-odds(longest)), claim.EarlyOdds}},
+		{qModelDue, 2, perLevel(`due > modified AND due <= $7 AND due <= modified + $6::interval AND modified + (due - modified) * $5::float8 <= $3 AND modified <= $4`, `due`),
+			[]any{lv, k, now, now.Add(-odds(shortest)), claim.EarlyOdds, longest, now.Add(-odds(shortest) + longest)}},
+		{qModelAged, 2, perLevel(`due > modified AND due > modified + $4::interval AND modified <= $3`, `modified`),
+			[]any{lv, k, now.Add(-odds(longest)), longest}},
 	}
 }
 
