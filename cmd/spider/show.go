@@ -17,6 +17,7 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/pglist"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 )
@@ -113,8 +114,13 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	return printShown(stdout, sh)
 }
 
-func collectShown(ctx context.Context, l crawl.Store, mdir, u string) (*Shown, error) {
-	sh := &Shown{URL: u, Same: []string{}, Due: []ShownDue{}}
+// findLine returns the line of u in l, zero if none: from a database's
+// index of URLs (pglist), else by reading the list.
+func findLine(ctx context.Context, l crawl.Store, u string) (list.Entry, error) {
+	if pg, ok := l.(*pglist.Store); ok {
+		e, _, err := pg.Line(ctx, u)
+		return e, err
+	}
 	var line list.Entry
 	errFound := errors.New("found")
 	err := l.Scan(ctx, func(e *list.Entry) error {
@@ -125,6 +131,15 @@ func collectShown(ctx context.Context, l crawl.Store, mdir, u string) (*Shown, e
 		return nil
 	})
 	if err != nil && !errors.Is(err, errFound) {
+		return list.Entry{}, err
+	}
+	return line, nil
+}
+
+func collectShown(ctx context.Context, l crawl.Store, mdir, u string) (*Shown, error) {
+	sh := &Shown{URL: u, Same: []string{}, Due: []ShownDue{}}
+	line, err := findLine(ctx, l, u)
+	if err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC()

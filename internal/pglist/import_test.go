@@ -64,6 +64,14 @@ func TestImport(t *testing.T) {
 	if got := scanAll(t, s); !slices.Equal(got, want) {
 		t.Errorf("read back:\n%+v\nwant\n%+v", got, want)
 	}
+	for _, e := range want {
+		if got, ok, err := s.Line(ctx, e.URL); err != nil || !ok || got != e {
+			t.Errorf("Line(%s): %+v, %v, %v; want %+v", e.URL, got, ok, err, e)
+		}
+	}
+	if _, ok, err := s.Line(ctx, "http://h/none"); ok || err != nil {
+		t.Errorf("Line of a URL not listed: %v, %v", ok, err)
+	}
 	if _, err := s.Import(ctx, yielding(in[:1])); !errors.Is(err, ErrNotEmpty) {
 		t.Errorf("Import into a list with lines: %v, want ErrNotEmpty", err)
 	}

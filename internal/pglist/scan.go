@@ -2,6 +2,7 @@ package pglist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -24,4 +25,18 @@ func (s *Store) Scan(ctx context.Context, fn func(e *list.Entry) error) error {
 		return fmt.Errorf("pglist: scan: %w", err)
 	}
 	return nil
+}
+
+// Line returns the line of url, and whether the list holds one, from the
+// index of URLs: what Scan would find for it, without reading the list.
+func (s *Store) Line(ctx context.Context, url string) (list.Entry, bool, error) {
+	var r row
+	err := s.pool.QueryRow(ctx, `SELECT `+candCols+` FROM lines WHERE url = $1`, url).Scan(r.dest()...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return list.Entry{}, false, nil
+	}
+	if err != nil {
+		return list.Entry{}, false, fmt.Errorf("pglist: line: %w", err)
+	}
+	return *r.entry(), true, nil
 }
