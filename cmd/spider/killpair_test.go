@@ -15,25 +15,46 @@ import (
 	"github.com/spider-mirror/spider/list"
 )
 
-// TestFastAndSlowThroughPostgres runs the real binary as a fast and a slow
-// spider on one list in PostgreSQL against a changing site: the slow one
-// is killed with SIGKILL while it holds claims and restarted, and the
-// results are those through a file (TestFastAndSlowSideBySide,
-// TestKillMidBatch): every page mirrored once, a deleted page archived
-// with its copy kept, a second spider of a profile refused, and no claim
-// left after SIGTERM.
-func TestFastAndSlowThroughPostgres(t *testing.T) {
+// TestFastAndSlowKilledAndRestarted runs the real binary as a fast and a
+// slow spider on one list, a file and a PostgreSQL one alike, against a
+// changing site: the slow one is killed with SIGKILL while it holds claims
+// and restarted, and the results are the same through both stores: every
+// page mirrored once, a deleted page archived with its copy kept, a
+// second spider of a profile refused, and no claim left after SIGTERM.
+func TestFastAndSlowKilledAndRestarted(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for about half a minute")
+		t.Skip("runs for about ten seconds")
 	}
+	for _, store := range []string{"file", "postgres"} {
+		t.Run(store, func(t *testing.T) { fastAndSlowKilled(t, store) })
+	}
+}
+
+func fastAndSlowKilled(t *testing.T, store string) {
 	site, base := newSite(t, sitetest.Options{Topics: 30, Latency: 30 * time.Millisecond})
 	dir := t.TempDir()
-	conf, schema := pgConfig(t, dir, "archive_after = 2\narchive_span = \"1s\"\n")
+	archive := "archive_after = 2\narchive_span = \"1s\"\n"
+	conf := filepath.Join(dir, "spider.toml")
+	read := func() []list.Entry { return readList(t, filepath.Join(dir, "spider.list")) }
+	if store == "postgres" {
+		var schema string
+		conf, schema = pgConfig(t, dir, archive)
+		read = func() []list.Entry { return readPG(t, schema) }
+		// This machine's files of the list stay in the state directory.
+		t.Cleanup(func() {
+			for _, f := range []string{"list.meta", "list.mirror"} {
+				if _, err := os.Stat(filepath.Join(dir, "spider-state", schema, f)); err != nil {
+					t.Errorf("state file %s: %v", f, err)
+				}
+			}
+		})
+	} else if err := os.WriteFile(conf, []byte(archive), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	mirrorDir := filepath.Join(dir, "mirror")
 	common := []string{"--config", conf, "--start", base + "/", "--delay", "0", "--concurrency", "2", "--lease", "30s"}
 	slowArgs := append([]string{"--profile", "slow", "--window", "5s", "--batch", "10"}, common...)
 	slow := startSpider(t, dir, slowArgs...)
-	read := func() []list.Entry { return readPG(t, schema) }
 	eventually(t, 30*time.Second, "the slow spider holding claims with pages downloaded", func() bool {
 		es, copies := read(), 0
 		for _, e := range es {
@@ -87,11 +108,4 @@ func TestFastAndSlowThroughPostgres(t *testing.T) {
 	}
 
 	stopAll(t, mirrorDir, read, fast, slow)
-	// The files kept beside the list stay on this machine, in the state
-	// directory.
-	for _, f := range []string{"list.meta", "list.mirror"} {
-		if _, err := os.Stat(filepath.Join(dir, "spider-state", schema, f)); err != nil {
-			t.Errorf("state file %s: %v", f, err)
-		}
-	}
 }
