@@ -131,8 +131,12 @@ func TestLostSessionVoidsClaims(t *testing.T) {
 		t.Fatalf("claimed %v", c.Claimed)
 	}
 	old := l.epoch
-	if _, err := s.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, l.conn.PgConn().PID()); err != nil {
-		t.Fatal(err)
+	// With a timeout the call returns once the backend is gone, its
+	// advisory lock with it: without, the next pass could find the lock
+	// still held by the dying session and refuse to open a new one.
+	var gone bool
+	if err := s.pool.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, l.conn.PgConn().PID()).Scan(&gone); err != nil || !gone {
+		t.Fatalf("terminate the spider's session: %v, %v", gone, err)
 	}
 	late := []list.Result{{URL: "http://h/p", State: list.Downloaded, File: "p", Modified: t0}}
 	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Results: late, Pick: &claim.Picker{P: slow, Now: t0, Want: 1}})
