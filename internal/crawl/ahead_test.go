@@ -770,3 +770,33 @@ func TestFirstVisitsFirst(t *testing.T) {
 		t.Errorf("queue %v, want %v", urls, want)
 	}
 }
+
+// An idle spider waits a quarter of its window (at most 30 s) for lines to become due,
+// but looks again at its pass spacing (at most ten times a second) while
+// another spider's first visits bring lines it may take.
+func TestIdleWaitWhileOthersVisitFirst(t *testing.T) {
+	r := testRun(t) // window 1h
+	tests := []struct {
+		name      string
+		elsewhere int
+		spacing   time.Duration
+		want      time.Duration
+	}{
+		{"nothing elsewhere", 0, 20 * time.Millisecond, 30 * time.Second},
+		{"first visits elsewhere", 3, 20 * time.Millisecond, 100 * time.Millisecond},
+		{"first visits elsewhere, slow passes", 3, 2 * time.Second, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		r.spacing = tt.spacing
+		c := &list.Cycle{Stats: list.CycleStats{FirstElsewhere: tt.elsewhere}}
+		if got := r.idleWait(c); got != tt.want {
+			t.Errorf("%s: idle wait %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Stopping when idle, it judges the other's progress a flush apart.
+	r.e.cfg.UntilIdle = true
+	c := &list.Cycle{Stats: list.CycleStats{FirstElsewhere: 3}}
+	if got := r.idleWait(c); got != r.e.cfg.Flush {
+		t.Errorf("until idle: idle wait %v, want the flush interval %v", got, r.e.cfg.Flush)
+	}
+}

@@ -248,19 +248,28 @@ func (r *run) afterPass(p passResult) {
 			r.over = true
 			return
 		}
-		wait := r.idleWait(c)
-		if seen[0] > 0 {
-			wait = min(wait, e.cfg.Flush)
-		}
-		r.idleUntil = time.Now().Add(wait) // passDue reads the real clock
+		r.idleUntil = time.Now().Add(r.idleWait(c)) // passDue reads the real clock
 	}
 }
 
 // idleWait is how long an idle spider waits for a line to become due: until
 // the earliest time the picker saw, or a poll interval, since other spiders
-// add lines too.
+// add lines too. While another spider visits pages for the first time
+// (a first mirror shared with a spider of fewer levels), the lines it
+// finds are this spider's to take: it looks again as soon as its pass
+// spacing allows, at most ten times a second, so the host's budget does
+// not idle while it sleeps. A spider that stops when idle looks once a
+// flush interval instead: it stops when the other made no progress from
+// one look to the next (afterPass), which takes a span that long.
 func (r *run) idleWait(c *list.Cycle) time.Duration {
 	d := clamp(r.e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
+	switch {
+	case c.Stats.FirstElsewhere == 0:
+	case r.e.cfg.UntilIdle:
+		d = min(d, r.e.cfg.Flush)
+	default:
+		d = min(d, max(r.spacing, 100*time.Millisecond))
+	}
 	pick := c.Pick
 	if cp, counting := pick.(*countingPicker); counting {
 		pick = cp.policyPicker
