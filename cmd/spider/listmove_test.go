@@ -83,6 +83,9 @@ func TestListMovesBetweenFileAndPostgres(t *testing.T) {
 	if code, out, stderr := runCLI(t, dir, "status", "--config", conf, "--json"); code != 0 || !strings.Contains(out, `"lines": 50`) || !strings.Contains(out, "PostgreSQL schema "+schema) {
 		t.Errorf("status: exit %d, %s%s", code, out, stderr)
 	}
+	if code, out, stderr := runCLI(t, dir, "status", "--config", conf); code != 0 || !strings.Contains(out, filepath.Join(dir, "local", "state")+" (this machine's)") {
+		t.Errorf("status: exit %d, %s%s", code, out, stderr)
+	}
 	if code, out, stderr := runCLI(t, dir, "show", "--config", conf, "http://h/0/page-000"); code != 0 || !strings.Contains(out, "downloaded, level 0, unclaimed") {
 		t.Errorf("show: exit %d, %s%s", code, out, stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -53,4 +54,24 @@ func lockWaitErr(err error) error {
 			who, pid, pid)
 	}
 	return hintErr{err, hint}
+}
+
+// StalledLock is a holder of the list's lock that has kept it long enough
+// to keep every spider of the list waiting (a spider stopped mid-pass).
+type StalledLock struct {
+	PID     int       `json:"pid"`    // 0 if the holder did not say
+	Spider  string    `json:"spider"` // "-" if it is not a running spider
+	Since   time.Time `json:"since"`  // zero if the holder did not say
+	HeldSec float64   `json:"held_s"`
+}
+
+// stalledLock returns the holder of the list's lock if it has held it for
+// at least crawl.DefaultLockWait, as long as spiders wait before warning.
+func stalledLock(l *list.List) *StalledLock {
+	h, held, err := l.Holder()
+	if err != nil || !held || h.PID == 0 || time.Since(h.Since) < crawl.DefaultLockWait {
+		return nil
+	}
+	return &StalledLock{PID: h.PID, Spider: holderSpider(l.Path(), h.PID), Since: h.Since.UTC(),
+		HeldSec: time.Since(h.Since).Round(time.Second).Seconds()}
 }

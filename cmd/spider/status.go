@@ -50,33 +50,17 @@ type Status struct {
 	Mirror       string `json:"mirror"`
 }
 
-// StalledLock is a holder of the list's lock that has kept it long enough
-// to keep every spider of the list waiting (a spider stopped mid-pass).
-type StalledLock struct {
-	PID     int       `json:"pid"`    // 0 if the holder did not say
-	Spider  string    `json:"spider"` // "-" if it is not a running spider
-	Since   time.Time `json:"since"`  // zero if the holder did not say
-	HeldSec float64   `json:"held_s"`
-}
-
-// stalledLock returns the holder of the list's lock if it has held it for
-// at least crawl.DefaultLockWait, as long as spiders wait before warning.
-func stalledLock(l *list.List) *StalledLock {
-	h, held, err := l.Holder()
-	if err != nil || !held || h.PID == 0 || time.Since(h.Since) < crawl.DefaultLockWait {
-		return nil
-	}
-	return &StalledLock{PID: h.PID, Spider: holderSpider(l.Path(), h.PID), Since: h.Since.UTC(),
-		HeldSec: time.Since(h.Since).Round(time.Second).Seconds()}
-}
-
 // FileSizes are the sizes of the list and of the files a list keeps beside
 // it, so that their growth can be watched; 0 for one that does not exist.
 type FileSizes struct {
-	List    int64 `json:"list"`
-	Meta    int64 `json:"meta"`    // LIST.meta: every URL's fetch history (bbolt, grows in steps)
-	HostsD  int64 `json:"hosts_d"` // LIST.hosts.d: each host's pace, all files together
-	Journal int64 `json:"journal"` // LIST.journal: empty between passes
+	// State is, for a list in PostgreSQL, the local directory of the
+	// files below ("" for a file: they sit beside it; list and journal
+	// are then 0).
+	State   string `json:"state,omitempty"`
+	List    int64  `json:"list"`
+	Meta    int64  `json:"meta"`    // LIST.meta: every URL's fetch history (bbolt, grows in steps)
+	HostsD  int64  `json:"hosts_d"` // LIST.hosts.d: each host's pace, all files together
+	Journal int64  `json:"journal"` // LIST.journal: empty between passes
 }
 
 // LevelStatus summarises one level of the list.
@@ -206,6 +190,9 @@ func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (
 	delay, delayFrom := spidersDelay(published, cfg)
 	st.Account = accountOf(l.StatePath(), tally, profiles, from, delay, delayFrom, st.Lines, st.At)
 	st.Files = fileSizes(l.StatePath())
+	if _, file := l.(fileStore); !file {
+		st.Files.State = filepath.Dir(l.StatePath())
+	}
 	if f, ok := l.(fileStore); ok {
 		st.StalledLock = stalledLock(f.List)
 	}
@@ -285,9 +272,13 @@ func printStatus(w io.Writer, st *Status) error {
 		fmt.Fprintf(tw, "lock\tSTALLED: held by pid %d (spider %s) for %s; every spider of the list waits (resume it: kill -CONT %d)\n",
 			sl.PID, sl.Spider, time.Duration(sl.HeldSec*float64(time.Second)), sl.PID)
 	}
-	f := st.Files
-	fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
-		bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
+	if f := st.Files; f.State != "" {
+		fmt.Fprintf(tw, "on disk\tin %s (this machine's): history (.meta) %s, host pace (.hosts.d) %s\n",
+			f.State, bytesText(f.Meta), bytesText(f.HostsD))
+	} else {
+		fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
+			bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
+	}
 	fmt.Fprintf(tw, "states\t")
 	for _, s := range []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error, list.Disallowed} {
 		fmt.Fprintf(tw, "%s %d  ", s, st.States[s.String()])
