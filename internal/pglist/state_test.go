@@ -1,0 +1,96 @@
+package pglist
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/gatetest"
+	"github.com/spider-mirror/spider/internal/hostgate"
+	"github.com/spider-mirror/spider/internal/metatest"
+)
+
+// The history table passes the history stores' conformance suite.
+func TestHistoryConformance(t *testing.T) {
+	dsn := testDSN(t)
+	metatest.Run(t, func(t *testing.T) metatest.Store {
+		return openTest(t, dsn, testSchema(t, dsn)).History()
+	})
+}
+
+// The hosts table passes the host pace's conformance suite; each Gate
+// opened on one schema is another process's view, with a Store (a pool)
+// of its own.
+func TestGateConformance(t *testing.T) {
+	dsn := testDSN(t)
+	gatetest.Run(t, func(t *testing.T) func(t *testing.T, o hostgate.Options) gatetest.Gate {
+		schema := testSchema(t, dsn)
+		return func(t *testing.T, o hostgate.Options) gatetest.Gate {
+			return openGate(t, openTest(t, dsn, schema), o)
+		}
+	})
+}
+
+// openGate opens a Gate on s, closed when the test ends.
+func openGate(t testing.TB, s *Store, o hostgate.Options) *Gate {
+	t.Helper()
+	g, err := s.OpenGate(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			t.Errorf("close gate: %v", err)
+		}
+	})
+	return g
+}
+
+// A lease's holder is its Gate's session: once the session ends (the
+// process died, its host vanished, or it closed the Gate mid-request) the
+// lease stops counting at the next transaction on the host, long before
+// it expires; while the session lives it counts.
+func TestGateLeaseDiesWithSession(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	o := hostgate.Options{Conns: 1, LeaseTTL: time.Hour}
+	a, b := openGate(t, openTest(t, dsn, schema), o), openGate(t, openTest(t, dsn, schema), o)
+	if _, w, err := a.TryAcquire("h", 0); w != 0 || err != nil {
+		t.Fatalf("first lease: wait %v, %v", w, err)
+	}
+	if _, w, err := b.TryAcquire("h", 0); w == 0 || err != nil {
+		t.Fatalf("a live session's lease was dropped (wait %v, %v)", w, err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The server drops the session's locks as it ends the backend, a
+	// moment after the client closed: wait for it, by the server's view.
+	waitNoHolder(t, b)
+	if _, w, err := b.TryAcquire("h", 0); w != 0 || err != nil {
+		t.Errorf("a closed session's lease blocks the host (wait %v, %v)", w, err)
+	}
+}
+
+// waitNoHolder waits until pg_locks shows no gate holder but g's.
+func waitNoHolder(t *testing.T, g *Gate) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		var n int
+		err := g.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+			AND objid::bigint >= 2147483648 AND classid::bigint = $1::bigint >> 32 AND objid::bigint <> $1::bigint & 4294967295`, g.holder).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the closed session's lock is still held")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
