@@ -7,7 +7,9 @@ import (
 
 	"github.com/spider-mirror/spider/internal/gatetest"
 	"github.com/spider-mirror/spider/internal/hostgate"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/metatest"
+	"github.com/spider-mirror/spider/list"
 )
 
 // The history table passes the history stores' conformance suite.
@@ -92,5 +94,38 @@ func waitNoHolder(t *testing.T, g *Gate) {
 			t.Fatalf("the closed session's lock is still held")
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// A list a spider of version 1 created (the list alone) is migrated to
+// version 2 by the next spider that opens it: its lines stay, and the
+// history and the hosts' pace work.
+func TestMigrateFromVersion1(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	all := migrations
+	migrations = all[:1]
+	old, err := Open(context.Background(), dsn, Options{Schema: schema})
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock(t, old, "a")
+	mustRun(t, old, &list.Cycle{Spider: "a", Now: t0, Add: []list.Add{{URL: "http://h/"}}})
+	old.Close()
+
+	s := openTest(t, dsn, schema)
+	var v, lines int
+	if err := s.pool.QueryRow(context.Background(), `SELECT (SELECT version FROM schema_version), (SELECT count(*) FROM lines)`).Scan(&v, &lines); err != nil {
+		t.Fatal(err)
+	}
+	if v != 2 || lines != 1 {
+		t.Errorf("after the migration: version %d, %d lines; want 2, 1", v, lines)
+	}
+	if err := s.History().Put([]meta.Record{{URL: "http://h/", Status: 200}}); err != nil {
+		t.Errorf("history after the migration: %v", err)
+	}
+	if _, w, err := openGate(t, s, hostgate.Options{}).TryAcquire("h", 0); w != 0 || err != nil {
+		t.Errorf("gate after the migration: wait %v, %v", w, err)
 	}
 }
