@@ -35,17 +35,7 @@ import (
 // Gate is the shared pace of the hosts (internal/hostgate's contract):
 // files in LIST.hosts.d, or internal/pglist's table for spiders on
 // several machines.
-type Gate interface {
-	TryAcquire(host string, delay time.Duration) (l hostgate.Lease, wait time.Duration, err error)
-	Acquire(ctx context.Context, host string, delay time.Duration, wake <-chan struct{}) (hostgate.Lease, error)
-	Release(l hostgate.Lease, o hostgate.Outcome) error
-	Report(host string, o hostgate.Outcome) error
-	SetCrawlDelay(host string, d time.Duration) error
-	// CrawlDelay is the Crawl-delay published for host, valid at now;
-	// 0 if none is.
-	CrawlDelay(host string, now time.Time) time.Duration
-	Close() error
-}
+type Gate = hostgate.Pace
 
 type politeness struct {
 	retry  *backoff     // URLs held back after a failure

@@ -15,16 +15,8 @@ import (
 	"github.com/spider-mirror/spider/internal/hostgate"
 )
 
-// Gate is one process's view of the shared pace (internal/crawl.Gate).
-type Gate interface {
-	TryAcquire(host string, delay time.Duration) (hostgate.Lease, time.Duration, error)
-	Acquire(ctx context.Context, host string, delay time.Duration, wake <-chan struct{}) (hostgate.Lease, error)
-	Release(l hostgate.Lease, o hostgate.Outcome) error
-	Report(host string, o hostgate.Outcome) error
-	SetCrawlDelay(host string, d time.Duration) error
-	CrawlDelay(host string, now time.Time) time.Duration
-	Close() error
-}
+// Gate is one process's view of the shared pace.
+type Gate = hostgate.Pace
 
 // New returns a new, empty shared state, and a function that opens a
 // Gate on it with the limits o (another process's view of the same

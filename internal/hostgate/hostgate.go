@@ -56,6 +56,12 @@
 // next more than MaxSlow + 2 minutes ahead (a clock stepped back) is
 // reset.
 //
+// The rules are pure functions of a Record (pace.go: Rules), apart from
+// the file mechanism, so that another store of the same state applies
+// them unchanged: internal/pglist keeps the records in PostgreSQL for
+// spiders on several machines, with leases held by database sessions
+// instead of processes. Both satisfy Pace and pass internal/gatetest.
+//
 // A Gate is safe for concurrent use. Within a process, updates are
 // serialised by a mutex in front of the file lock (flock belongs to the
 // open file, not to the goroutine). Unix only (flock, kill).

@@ -5,6 +5,23 @@ import (
 	"time"
 )
 
+// Pace is a store of the hosts' shared pace, as its users see it: Gate,
+// on files, and internal/pglist's Gate, in PostgreSQL. internal/gatetest
+// is its conformance suite.
+type Pace interface {
+	TryAcquire(host string, delay time.Duration) (l Lease, wait time.Duration, err error)
+	Acquire(ctx context.Context, host string, delay time.Duration, wake <-chan struct{}) (Lease, error)
+	Release(l Lease, o Outcome) error
+	Report(host string, o Outcome) error
+	SetCrawlDelay(host string, d time.Duration) error
+	// CrawlDelay is the Crawl-delay published for host, valid at now;
+	// 0 if none is.
+	CrawlDelay(host string, now time.Time) time.Duration
+	Close() error
+}
+
+var _ Pace = (*Gate)(nil)
+
 // Record is one host's shared pace state: what a host file holds (as
 // JSON, see the package doc) and what any other store of a Gate's state
 // keeps (internal/pglist keeps it in PostgreSQL). Times are Unix

@@ -14,6 +14,8 @@ import (
 	"github.com/spider-mirror/spider/internal/hostgate"
 )
 
+var _ hostgate.Pace = (*Gate)(nil)
+
 // Gate is the hosts' shared pace (internal/hostgate's rules) in the list's
 // schema (table hosts), so that spiders on every host share each host's
 // delay, Crawl-delay, slow-down and connection cap. Each call is one
