@@ -144,12 +144,24 @@ func (g *Gate) SetCrawlDelay(host string, d time.Duration) error {
 }
 
 // CrawlDelay returns the Crawl-delay published for host, valid at now; 0
-// if none is or it cannot be read (a reader such as spider status).
+// if none is or it cannot be read.
 func (g *Gate) CrawlDelay(host string, now time.Time) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
+	return crawlDelay(ctx, g.pool, host, now)
+}
+
+// CrawlDelay returns the Crawl-delay a spider published for host, valid
+// at now; 0 if none is or it cannot be read. It is for a reader that
+// paces nothing (spider status): it needs no Gate, and no session of its
+// own.
+func (s *Store) CrawlDelay(ctx context.Context, host string, now time.Time) time.Duration {
+	return crawlDelay(ctx, s.pool, host, now)
+}
+
+func crawlDelay(ctx context.Context, pool *pgxpool.Pool, host string, now time.Time) time.Duration {
 	var r hostgate.Record
-	if g.pool.QueryRow(ctx, `SELECT rec FROM hosts WHERE host = $1`, host).Scan(&r) != nil {
+	if pool.QueryRow(ctx, `SELECT rec FROM hosts WHERE host = $1`, host).Scan(&r) != nil {
 		return 0
 	}
 	return r.CrawlDelayAt(now)

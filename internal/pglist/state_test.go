@@ -129,3 +129,24 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Errorf("gate after the migration: wait %v, %v", w, err)
 	}
 }
+
+// A reader with no Gate (spider status) reads the Crawl-delay a Gate
+// published, until it expires.
+func TestStoreCrawlDelay(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	s := openTest(t, dsn, schema)
+	if err := openGate(t, openTest(t, dsn, schema), hostgate.Options{}).SetCrawlDelay("h:80", 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if d := s.CrawlDelay(ctx, "h:80", time.Now()); d != 3*time.Second {
+		t.Errorf("published 3s, read %v", d)
+	}
+	if d := s.CrawlDelay(ctx, "h:80", time.Now().Add(25*time.Hour)); d != 0 {
+		t.Errorf("expired Crawl-delay read as %v", d)
+	}
+	if d := s.CrawlDelay(ctx, "other", time.Now()); d != 0 {
+		t.Errorf("a host never paced: %v", d)
+	}
+}
