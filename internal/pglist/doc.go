@@ -164,7 +164,9 @@
 // process's requests stop counting as soon as its session ends (at once on
 // a Unix socket, in about a minute of TCP keepalives otherwise); a lease
 // also expires after hostgate.Options.LeaseTTL, so a stuck holder cannot
-// block a host longer. Times are the server's clock (clock_timestamp), so
+// block a host longer. A Gate that finds its own lock gone (the server
+// restarted, the network failed) takes a new session at once; its
+// requests in flight at the loss stopped counting for the others. Times are the server's clock (clock_timestamp), so
 // machines whose clocks disagree still space their requests by the delay.
 //
 // Both tables are rewritten far more than inserted. fillfactor (history

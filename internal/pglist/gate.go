@@ -29,44 +29,94 @@ var _ hostgate.Pace = (*Gate)(nil)
 // transaction on the host, so a killed process's requests stop counting
 // as soon as the server sees its session end. A lease also expires after
 // LeaseTTL, as in the files: a holder that is alive but stuck cannot
-// block a host longer.
+// block a host longer. A Gate whose own session the server ended (a
+// restart, a network failure) sees its key missing at its next call and
+// takes a new session and key; its requests in flight at the loss
+// stopped counting for the others when the lock went.
 //
 // Times are the database server's clock (Options.Now overrides it, for
 // tests), so machines whose clocks disagree still space their requests
 // by the delay.
 type Gate struct {
 	pool    *pgxpool.Pool
+	lockCfg *pgx.ConnConfig // for the holder's sessions
+	ns      int64           // the schema's oid: the high half of the holders' keys
 	rules   hostgate.Rules
 	now     func() time.Time // nil: the server's clock
-	holder  int64
 	timeout time.Duration
 
-	mu   sync.Mutex
-	id   uint64
-	hold *pgx.Conn // the session holding the holder's lock; nil once closed
+	mu     sync.Mutex // guards all below
+	id     uint64
+	holder int64     // the key of the advisory lock hold holds
+	hold   *pgx.Conn // the session holding it; nil once closed
 }
+
+// errGateClosed reports a call on a closed Gate.
+var errGateClosed = errors.New("pglist: gate: closed")
 
 // OpenGate opens the hosts' pace of the list with the limits o, and the
 // session that holds its leases.
 func (s *Store) OpenGate(ctx context.Context, o hostgate.Options) (*Gate, error) {
-	g := &Gate{pool: s.pool, now: o.Now, timeout: time.Minute}
-	g.rules = hostgate.NewRules(o)
-	conn, err := pgx.ConnectConfig(ctx, s.lockCfg)
+	g := &Gate{pool: s.pool, lockCfg: s.lockCfg, ns: s.ns, rules: hostgate.NewRules(o), now: o.Now, timeout: time.Minute}
+	conn, holder, err := g.session(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pglist: gate: connect: %w", err)
+		return nil, err
 	}
-	var n int64
+	g.hold, g.holder = conn, holder
+	return g, nil
+}
+
+// session opens a session of its own and takes in it the advisory lock
+// of a new holder, whose key it returns.
+func (g *Gate) session(ctx context.Context) (*pgx.Conn, int64, error) {
+	conn, err := pgx.ConnectConfig(ctx, g.lockCfg)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pglist: gate: connect: %w", err)
+	}
+	var n, holder int64
 	err = conn.QueryRow(ctx, `SELECT nextval('gate_holders')`).Scan(&n)
 	if err == nil {
-		g.holder = s.ns<<32 | (1<<31 + n%(1<<31))
-		_, err = conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, g.holder)
+		holder = g.ns<<32 | (1<<31 + n%(1<<31))
+		_, err = conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, holder)
 	}
 	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("pglist: gate: %w", err)
+		return nil, 0, fmt.Errorf("pglist: gate: %w", err)
 	}
-	g.hold = conn
-	return g, nil
+	return conn, holder, nil
+}
+
+// self returns the key of the Gate's holder, errGateClosed once closed.
+func (g *Gate) self() (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hold == nil {
+		return 0, errGateClosed
+	}
+	return g.holder, nil
+}
+
+// renew replaces a holder whose session the server lost (it restarted,
+// the network failed, an administrator ended it) with a new one, unless
+// another call did already, and returns the current holder. The leases
+// of the lost holder stopped counting for every spider when its lock
+// went; the new holder's count again.
+func (g *Gate) renew(ctx context.Context, lost int64) (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hold == nil {
+		return 0, errGateClosed
+	}
+	if g.holder != lost {
+		return g.holder, nil
+	}
+	conn, holder, err := g.session(ctx)
+	if err != nil {
+		return 0, err
+	}
+	g.hold.Close(context.WithoutCancel(ctx))
+	g.hold, g.holder = conn, holder
+	return holder, nil
 }
 
 // Close ends the Gate's session: leases it still holds stop counting.
@@ -91,11 +141,11 @@ func (g *Gate) TryAcquire(host string, delay time.Duration) (hostgate.Lease, tim
 }
 
 func (g *Gate) tryAcquire(ctx context.Context, host string, delay time.Duration) (l hostgate.Lease, wait time.Duration, err error) {
-	err = g.update(ctx, host, func(r *hostgate.Record, now int64) bool {
+	err = g.update(ctx, host, func(r *hostgate.Record, now, holder int64) bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		var ok bool
-		if wait, ok = g.rules.Take(r, now, delay, g.holder, g.id+1); ok {
+		if wait, ok = g.rules.Take(r, now, delay, holder, g.id+1); ok {
 			g.id++
 			l = hostgate.Lease{Host: host, ID: g.id}
 		}
@@ -116,8 +166,8 @@ func (g *Gate) Acquire(ctx context.Context, host string, delay time.Duration, wa
 func (g *Gate) Release(l hostgate.Lease, o hostgate.Outcome) error {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	return g.update(ctx, l.Host, func(r *hostgate.Record, now int64) bool {
-		g.rules.Release(r, now, g.holder, l.ID, o)
+	return g.update(ctx, l.Host, func(r *hostgate.Record, now, holder int64) bool {
+		g.rules.Release(r, now, holder, l.ID, o)
 		return true
 	})
 }
@@ -127,7 +177,7 @@ func (g *Gate) Release(l hostgate.Lease, o hostgate.Outcome) error {
 func (g *Gate) Report(host string, o hostgate.Outcome) error {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	return g.update(ctx, host, func(r *hostgate.Record, now int64) bool {
+	return g.update(ctx, host, func(r *hostgate.Record, now, _ int64) bool {
 		g.rules.Apply(r, now, o)
 		return true
 	})
@@ -138,7 +188,7 @@ func (g *Gate) Report(host string, o hostgate.Outcome) error {
 func (g *Gate) SetCrawlDelay(host string, d time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	return g.update(ctx, host, func(r *hostgate.Record, now int64) bool {
+	return g.update(ctx, host, func(r *hostgate.Record, now, _ int64) bool {
 		return g.rules.SetCrawlDelay(r, now, d)
 	})
 }
@@ -167,20 +217,32 @@ func crawlDelay(ctx context.Context, pool *pgxpool.Pool, host string, now time.T
 	return r.CrawlDelayAt(now)
 }
 
-// update runs f on host's record in a transaction holding the row's lock;
-// f reports whether to write the record back. Leases whose holder's
-// session is gone, or that expired, are dropped first.
-func (g *Gate) update(ctx context.Context, host string, f func(r *hostgate.Record, now int64) bool) error {
-	err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
-		r, live, now, err := g.lockRow(ctx, tx, host)
+// update runs f on host's record in a transaction holding the row's lock,
+// with the clock and the Gate's holder; f reports whether to write the
+// record back. Leases whose holder's session is gone, or that expired,
+// are dropped first. A Gate whose own session was lost takes a new one
+// first, so that the leases it takes count.
+func (g *Gate) update(ctx context.Context, host string, f func(r *hostgate.Record, now, holder int64) bool) error {
+	holder, err := g.self()
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
+		row, err := g.lockRow(ctx, tx, host, holder)
 		if err != nil {
 			return err
 		}
+		if !row.self {
+			if holder, err = g.renew(ctx, holder); err != nil {
+				return err
+			}
+		}
+		r, now := row.rec, row.now
 		if g.now != nil {
 			now = g.now().UnixNano()
 		}
-		dropped := g.rules.Prune(&r, now, func(h int64) bool { return h == g.holder || live[h] })
-		if !f(&r, now) && !dropped {
+		dropped := g.rules.Prune(&r, now, func(h int64) bool { return h == holder || row.live[h] })
+		if !f(&r, now, holder) && !dropped {
 			return nil
 		}
 		b, err := json.Marshal(&r)
@@ -196,38 +258,48 @@ func (g *Gate) update(ctx context.Context, host string, f func(r *hostgate.Recor
 	return nil
 }
 
-// rowQuery locks a host's row and reads its record, the holders of its
-// leases whose sessions still hold their locks, and the server's clock.
-const rowQuery = `SELECT rec,
-	ARRAY(SELECT DISTINCT (l->>'pid')::bigint FROM jsonb_array_elements(coalesce(rec->'leases', '[]')) l
-		WHERE EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
-			AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND k.classid::bigint = (l->>'pid')::bigint >> 32
-			AND k.objid::bigint = (l->>'pid')::bigint & 4294967295)),
-	(extract(epoch FROM clock_timestamp()) * 1e9)::bigint
+// rowQuery locks a host's row and reads its record, which holders of its
+// leases still hold their locks, whether the caller's holder ($2) does,
+// and the server's clock. Only the schema's keys ($3) are looked at.
+const rowQuery = `WITH held AS (
+		SELECT k.classid::bigint << 32 | k.objid::bigint AS key FROM pg_locks k
+		WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1 AND k.classid::bigint = $3
+			AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+	SELECT rec,
+		ARRAY(SELECT DISTINCT (l->>'pid')::bigint FROM jsonb_array_elements(coalesce(rec->'leases', '[]')) l
+			WHERE (l->>'pid')::bigint IN (SELECT key FROM held)),
+		$2::bigint IN (SELECT key FROM held),
+		(extract(epoch FROM clock_timestamp()) * 1e9)::bigint
 	FROM hosts WHERE host = $1 FOR UPDATE`
 
-// lockRow returns host's record under its row lock, creating the row if
-// the host has none, with the live holders among its leases' and the
-// server's time in Unix nanoseconds.
-func (g *Gate) lockRow(ctx context.Context, tx pgx.Tx, host string) (r hostgate.Record, live map[int64]bool, now int64, err error) {
+// hostRow is a host's row as rowQuery reads it.
+type hostRow struct {
+	rec  hostgate.Record
+	live map[int64]bool // the live holders among the leases'
+	self bool           // the caller's holder is live
+	now  int64          // the server's clock, Unix nanoseconds
+}
+
+// lockRow reads host's row under its lock, creating it if the host has
+// none.
+func (g *Gate) lockRow(ctx context.Context, tx pgx.Tx, host string, holder int64) (row hostRow, err error) {
 	var holders []int64
 	for range 2 {
-		err = tx.QueryRow(ctx, rowQuery, host).Scan(&r, &holders, &now)
+		err = tx.QueryRow(ctx, rowQuery, host, holder, g.ns).Scan(&row.rec, &holders, &row.self, &row.now)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			break
 		}
 		if _, err = tx.Exec(ctx, `INSERT INTO hosts (host, rec) VALUES ($1, '{"next":0}') ON CONFLICT DO NOTHING`, host); err != nil {
-			return r, nil, 0, err
+			return row, err
 		}
 		err = pgx.ErrNoRows
 	}
 	if err != nil {
-		return r, nil, 0, err
+		return row, err
 	}
-	live = make(map[int64]bool, len(holders))
+	row.live = make(map[int64]bool, len(holders))
 	for _, h := range holders {
-		live[h] = true
+		row.live[h] = true
 	}
-	return r, live, now, nil
+	return row, nil
 }

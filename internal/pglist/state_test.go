@@ -74,16 +74,24 @@ func TestGateLeaseDiesWithSession(t *testing.T) {
 	}
 }
 
-// waitNoHolder waits until pg_locks shows no gate holder but g's.
+// waitNoHolder waits until pg_locks shows no gate holder of g's schema
+// but g's.
 func waitNoHolder(t *testing.T, g *Gate) {
+	t.Helper()
+	waitLocks(t, g, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+		AND objid::bigint >= 2147483648 AND classid::bigint = $1::bigint >> 32 AND objid::bigint <> $1::bigint & 4294967295`, g.holder)
+}
+
+// waitLocks waits until query, on key, counts no lock: the server drops
+// a session's locks as it ends its backend, a moment after the session's
+// end was asked for.
+func waitLocks(t *testing.T, g *Gate, query string, key int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
 		var n int
-		err := g.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
-			AND objid::bigint >= 2147483648 AND classid::bigint = $1::bigint >> 32 AND objid::bigint <> $1::bigint & 4294967295`, g.holder).Scan(&n)
-		if err != nil {
+		if err := g.pool.QueryRow(ctx, query, key).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
@@ -91,9 +99,34 @@ func waitNoHolder(t *testing.T, g *Gate) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the closed session's lock is still held")
+			t.Fatalf("a lock ended sessions held is still held")
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// A Gate whose session the server ended (a restart, a network failure)
+// takes a new one at its next call, so the lease it then takes counts for
+// the other spiders; its old leases do not.
+func TestGateRenewsLostSession(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	o := hostgate.Options{Conns: 1, LeaseTTL: time.Hour}
+	a, b := openGate(t, openTest(t, dsn, schema), o), openGate(t, openTest(t, dsn, schema), o)
+	old := a.holder
+	if _, err := b.pool.Exec(context.Background(), `SELECT pg_terminate_backend($1)`, a.hold.PgConn().PID()); err != nil {
+		t.Fatal(err)
+	}
+	waitLocks(t, b, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+		AND classid::bigint = $1::bigint >> 32 AND objid::bigint = $1::bigint & 4294967295`, old)
+	if _, w, err := a.TryAcquire("h", 0); w != 0 || err != nil {
+		t.Fatalf("lease after the session was lost: wait %v, %v", w, err)
+	}
+	if a.holder == old {
+		t.Error("the Gate kept its lost holder")
+	}
+	if _, w, err := b.TryAcquire("h", 0); w == 0 || err != nil {
+		t.Errorf("the lease taken after the loss does not count (wait %v, %v)", w, err)
 	}
 }
 
