@@ -56,3 +56,24 @@ func TestInjectedHistoryAndGate(t *testing.T) {
 		t.Errorf("Run closed the caller's gate %d times", gate.closed)
 	}
 }
+
+// The account reads a host's published Crawl-delay from the gate the run
+// paces by, injected or not.
+func TestSharedCrawlDelayFromGate(t *testing.T) {
+	hg, err := hostgate.Open(t.TempDir(), hostgate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hg.Close() })
+	if err := hg.SetCrawlDelay("h:80", 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	p := newPoliteness(Config{Gate: hg}, filepath.Join(t.TempDir(), "spider.list"))
+	defer p.close()
+	if d := p.sharedCrawlDelay("h:80", time.Now()); d != 2*time.Second {
+		t.Errorf("Crawl-delay %v, want the injected gate's 2s", d)
+	}
+	if d := newPoliteness(Config{}, "").sharedCrawlDelay("h:80", time.Now()); d != 0 {
+		t.Errorf("no gate: Crawl-delay %v, want 0", d)
+	}
+}
