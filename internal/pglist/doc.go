@@ -206,12 +206,12 @@
 //	doc.go       this contract
 //	store.go     Open, Options, Close
 //	schema.go    the migrations
+//	history.go   History: the fetch history (crawl.History)
+//	gate.go      Gate: the hosts' pace (crawl.Gate)
 //	spider.go    the spiders' sessions: LockSpider, SpiderLock, Beat
 //	run.go       a pass: Run, its transaction, the status it publishes
 //	pass.go      a pass's steps: append, record, take back, count
 //	claim.go     the claim: candidates, Due and Less, locking
 //	claimsql.go  the claim profile in SQL (pure)
 //	scan.go      Scan
-//	history.go   History: the fetch history (crawl.History)
-//	gate.go      Gate: the hosts' pace (crawl.Gate)
 package pglist
