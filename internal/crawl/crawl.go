@@ -60,7 +60,6 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
-	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/list"
@@ -95,14 +94,18 @@ type Config struct {
 	Layout         mirror.Layout // the mirror's file naming: zero, or FoldCase for a case-insensitive file system
 
 	// Fetch history (history.go).
-	Meta         *meta.Store   // nil = LIST.meta beside the list
+	History      History       // nil = LIST.meta beside the list (internal/meta)
 	ArchiveAfter int           // 404 answers, no success between, before a page is archived (410: at once)
 	ArchiveSpan  time.Duration // how far apart the first and the last of them must be at least
 
 	// Politeness and robots.txt (polite.go, robots.go).
-	IgnoreRobots bool          // fetch what robots.txt forbids (for one's own site)
-	HostConns    int           // requests in flight to one host, all spiders of the list together
-	MaxSlowDown  time.Duration // cap on how far a 429/503 pushes a host's next request
+	IgnoreRobots bool // fetch what robots.txt forbids (for one's own site)
+	HostConns    int  // requests in flight to one host, all spiders of the list together
+	// Gate holds the pace of each host that every spider of the list
+	// shares; nil = files in LIST.hosts.d (internal/hostgate), opened
+	// and closed by Run. A Gate given here is the caller's to close.
+	Gate        Gate
+	MaxSlowDown time.Duration // cap on how far a 429/503 pushes a host's next request
 	// Sitemaps are read as hints (sitemaps.go): the URLs they list are
 	// added at level 1, their lastmod marks copies older than it. This
 	// spider reads a sitemap again once SitemapEvery has passed since

@@ -64,7 +64,7 @@ const (
 )
 
 // withDefaults returns cfg with every zero value replaced by its default.
-// listPath locates the fetch history (LIST.meta) when cfg.Meta is nil.
+// listPath locates the fetch history (LIST.meta) when cfg.History is nil.
 func withDefaults(cfg Config, listPath string) Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -93,8 +93,8 @@ func withDefaults(cfg Config, listPath string) Config {
 	if cfg.ArchiveSpan <= 0 {
 		cfg.ArchiveSpan = DefaultArchiveSpan
 	}
-	if cfg.Meta == nil {
-		cfg.Meta = meta.Open(listPath+meta.Suffix, time.Minute)
+	if cfg.History == nil {
+		cfg.History = meta.Open(listPath+meta.Suffix, time.Minute)
 	}
 	switch {
 	case cfg.Ahead < 0:

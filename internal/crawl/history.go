@@ -69,11 +69,22 @@ func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[stri
 	if len(keys) == 0 {
 		return nil
 	}
-	recs, err := e.cfg.Meta.Get(keys)
+	recs, err := e.cfg.History.Get(keys)
 	if err != nil {
 		e.log.Warn("fetch history not read; fetching without it", "err", err)
 	}
 	return recs
+}
+
+// History is the store of every URL's fetch history that the spiders of
+// a list share: internal/meta's file (LIST.meta) or internal/pglist's
+// table. Get returns the records of the URLs that have one; Put replaces
+// each record's URL's, the last of a URL in recs winning; Announce
+// applies news as meta.Store.Announce does.
+type History interface {
+	Get(urls []string) (map[string]meta.Record, error)
+	Put(recs []meta.Record) error
+	Announce(news map[string]meta.News, window time.Duration) error
 }
 
 // historian stores history records beside the loop, in one transaction
@@ -86,7 +97,7 @@ func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[stri
 // (internal/meta). A copy is never at stake: the list alone says which
 // copies the mirror holds.
 type historian struct {
-	store  *meta.Store
+	store  History
 	log    *slog.Logger
 	window time.Duration // news older than this counts from when it was heard
 
@@ -103,7 +114,7 @@ const (
 	historyBatch = 4096
 )
 
-func newHistorian(store *meta.Store, log *slog.Logger, window time.Duration) *historian {
+func newHistorian(store History, log *slog.Logger, window time.Duration) *historian {
 	return &historian{store: store, log: log, window: window, kick: make(chan struct{}, 1)}
 }
 

@@ -116,7 +116,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 
 func newRun(e *Engine, ctx context.Context) *run {
 	return &run{
-		e: e, ctx: ctx, hist: newHistorian(e.cfg.Meta, e.log, e.cfg.Profile.Window),
+		e: e, ctx: ctx, hist: newHistorian(e.cfg.History, e.log, e.cfg.Profile.Window),
 		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),

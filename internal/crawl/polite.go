@@ -14,8 +14,8 @@ import (
 )
 
 // politeness spaces requests to each host. The budget is shared by every
-// spider process of the list through internal/hostgate (files in
-// LIST.hosts.d): with a delay, a request starts at least the host's delay
+// spider process of the list through a Gate (Config.Gate; by default
+// internal/hostgate's files in LIST.hosts.d): with a delay, a request starts at least the host's delay
 // after the previous one of any spider ended, and they never overlap;
 // without one, at most Config.HostConns are in flight at once; a 429 or
 // 503 slows the host down for all of them. Within the
@@ -32,13 +32,19 @@ import (
 // If the gate cannot be opened (the list's directory is read-only, say),
 // politeness falls back to spacing this process's requests only, and says
 // so in the log.
+// Gate is the shared pace of the hosts (internal/hostgate's contract):
+// files in LIST.hosts.d, or internal/pglist's table for spiders on
+// several machines.
+type Gate = hostgate.Pace
+
 type politeness struct {
 	retry  *backoff     // URLs held back after a failure
 	robots *robotsState // robots.txt cache (robots.go)
 
 	delay time.Duration // configured minimum
 	base  time.Duration // first back-off step after a 429/503 without Retry-After
-	gate  *hostgate.Gate
+	gate  Gate
+	own   bool // gate was opened here (LIST.hosts.d), and is closed here
 
 	mu    sync.Mutex
 	crawl map[string]time.Duration // Crawl-delay per host, from robots.txt
@@ -52,6 +58,10 @@ func newPoliteness(cfg Config, listPath string) *politeness {
 	p := &politeness{retry: newBackoff(), robots: &robotsState{}, delay: cfg.Delay, base: max(cfg.Delay, time.Second),
 		crawl: map[string]time.Duration{}, queue: map[string]chan struct{}{},
 		wake: map[string]chan struct{}{}, next: map[string]time.Time{}, gated: map[string]bool{}}
+	if cfg.Gate != nil {
+		p.gate = cfg.Gate
+		return p
+	}
 	if listPath == "" {
 		return p
 	}
@@ -60,14 +70,23 @@ func newPoliteness(cfg Config, listPath string) *politeness {
 		cfg.Logger.Warn("per-host politeness is per process only: the shared state cannot be opened", "err", err)
 		return p
 	}
-	p.gate = g
+	p.gate, p.own = g, true
 	return p
 }
 
 func (p *politeness) close() {
-	if p.gate != nil {
+	if p.own {
 		p.gate.Close()
 	}
+}
+
+// sharedCrawlDelay is the Crawl-delay some spider of the list published
+// for host, valid at now; 0 if none is, or if there is no shared gate.
+func (p *politeness) sharedCrawlDelay(host string, now time.Time) time.Duration {
+	if p.gate == nil {
+		return 0
+	}
+	return p.gate.CrawlDelay(host, now)
 }
 
 // unpaced reports whether requests to host skip the shared gate: no delay

@@ -94,7 +94,7 @@ func (e *Engine) readSitemaps(ctx context.Context, origin string) sitemapRead {
 		recs = append(recs, rec...)
 	}
 	if len(recs) > 0 {
-		if err := e.cfg.Meta.Put(recs); err != nil {
+		if err := e.cfg.History.Put(recs); err != nil {
 			e.log.Warn("sitemap history not stored; the sitemaps are read again sooner", "host", hostOf(origin), "err", err)
 		}
 	}
@@ -142,7 +142,7 @@ func (e *Engine) readSitemap(ctx context.Context, rd *sitemapRead, origin, u str
 	}
 	seen[u] = true
 	now := e.cfg.Now()
-	old, err := e.cfg.Meta.Get([]string{sitemapKey(u)})
+	old, err := e.cfg.History.Get([]string{sitemapKey(u)})
 	if err != nil {
 		e.log.Warn("sitemap history not read; reading it whole", "url", u, "err", err)
 	}

@@ -56,6 +56,12 @@
 // next more than MaxSlow + 2 minutes ahead (a clock stepped back) is
 // reset.
 //
+// The rules are pure functions of a Record (pace.go: Rules), apart from
+// the file mechanism, so that another store of the same state applies
+// them unchanged: internal/pglist keeps the records in PostgreSQL for
+// spiders on several machines, with leases held by database sessions
+// instead of processes. Both satisfy Pace and pass internal/gatetest.
+//
 // A Gate is safe for concurrent use. Within a process, updates are
 // serialised by a mutex in front of the file lock (flock belongs to the
 // open file, not to the goroutine). Unix only (flock, kill).
@@ -81,41 +87,31 @@ const MaxSlowDown = time.Hour
 
 // Options are a Gate's limits. Zero fields take the defaults.
 type Options struct {
-	Conns    int           // requests in flight to one host, all processes together; default 4
-	LeaseTTL time.Duration // a lease older than this is dropped; default 5m (must outlast one fetch)
-	MaxSlow  time.Duration // cap on a slow-down; default and maximum MaxSlowDown
+	Conns    int              // requests in flight to one host, all processes together; default 4
+	LeaseTTL time.Duration    // a lease older than this is dropped; default 5m (must outlast one fetch)
+	MaxSlow  time.Duration    // cap on a slow-down; default and maximum MaxSlowDown
+	Now      func() time.Time // the clock; nil = time.Now
 }
 
 // Gate is the shared politeness state of one list.
 type Gate struct {
-	dir string
-	opt Options
-	pid int
+	dir   string
+	rules Rules
+	pid   int
 
 	mu    sync.Mutex // guards files, id, and every read-modify-write
 	files map[string]*os.File
 	id    uint64
-
-	now func() time.Time // tests
 }
 
 // Open returns the Gate whose state lives in dir, creating dir.
 func Open(dir string, o Options) (*Gate, error) {
-	if o.Conns <= 0 {
-		o.Conns = 4
-	}
-	if o.LeaseTTL <= 0 {
-		o.LeaseTTL = 5 * time.Minute
-	}
-	if o.MaxSlow <= 0 || o.MaxSlow > MaxSlowDown {
-		o.MaxSlow = MaxSlowDown
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("hostgate: %w", err)
 	}
 	// Lease ids start at a random point so that two Gates of one process
 	// (tests) never mistake each other's leases for their own.
-	return &Gate{dir: dir, opt: o, pid: os.Getpid(), files: map[string]*os.File{}, id: rand.Uint64() >> 1, now: time.Now}, nil
+	return &Gate{dir: dir, rules: NewRules(o), pid: os.Getpid(), files: map[string]*os.File{}, id: rand.Uint64() >> 1}, nil
 }
 
 // Close closes the host files. Leases still held are dropped by whoever
@@ -131,61 +127,17 @@ func (g *Gate) Close() error {
 	return err
 }
 
-// Lease is a request in flight to a host.
-type Lease struct {
-	host string
-	id   uint64
-}
-
-// record is a host file's content.
-type record struct {
-	Next          int64        `json:"next"`
-	End           int64        `json:"end,omitempty"` // when the last request ended
-	CrawlDelay    int64        `json:"crawl_delay,omitempty"`
-	CrawlDelayExp int64        `json:"crawl_delay_exp,omitempty"`
-	Strikes       int          `json:"strikes,omitempty"`
-	Leases        []leaseEntry `json:"leases,omitempty"`
-}
-
-type leaseEntry struct {
-	PID int    `json:"pid"`
-	ID  uint64 `json:"id"`
-	Exp int64  `json:"exp"`
-}
-
 // TryAcquire makes one attempt to start a request to host, at least delay
 // after the previous one. It returns a lease, or the time to wait before
 // trying again.
 func (g *Gate) TryAcquire(host string, delay time.Duration) (l Lease, wait time.Duration, err error) {
-	err = g.update(host, func(r *record, now int64) bool {
-		d := int64(delay)
-		if r.CrawlDelayExp > now && r.CrawlDelay > d {
-			d = r.CrawlDelay
+	err = g.update(host, func(r *Record, now int64) bool {
+		var ok bool
+		if wait, ok = g.rules.Take(r, now, delay, int64(g.pid), g.id+1); ok {
+			g.id++
+			l = Lease{Host: host, ID: g.id}
 		}
-		// With a delay, requests to the host never overlap, and each
-		// starts at least the delay after the previous one ended; without
-		// one, up to Conns run at once.
-		switch {
-		case d > 0 && len(r.Leases) > 0:
-			// It cannot start before the delay after the request in
-			// flight ends: sleeping the delay loses nothing, and the
-			// next try waits for the rest exactly (a poll would start
-			// it up to a poll late, at every request).
-			wait = time.Duration(d)
-			return false
-		case len(r.Leases) >= g.opt.Conns:
-			wait = clampDur(time.Duration(d)/4, 5*time.Millisecond, 100*time.Millisecond)
-			return false
-		}
-		if ready := max(r.Next, r.End+d); ready > now {
-			wait = time.Duration(ready - now)
-			return false
-		}
-		g.id++
-		l = Lease{host: host, id: g.id}
-		r.Leases = append(r.Leases, leaseEntry{PID: g.pid, ID: g.id, Exp: now + int64(g.opt.LeaseTTL)})
-		r.Next = now + d
-		return true
+		return ok
 	})
 	return l, wait, err
 }
@@ -195,21 +147,7 @@ func (g *Gate) TryAcquire(host string, delay time.Duration) (l Lease, wait time.
 // releases leases of its own there, which the gate would otherwise notice
 // only when it polls again.
 func (g *Gate) Acquire(ctx context.Context, host string, delay time.Duration, wake <-chan struct{}) (Lease, error) {
-	for {
-		l, wait, err := g.TryAcquire(host, delay)
-		if err != nil || wait <= 0 {
-			return l, err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Lease{}, ctx.Err()
-		case <-wake:
-			t.Stop()
-		case <-t.C:
-		}
-	}
+	return AcquireWith(ctx, wake, func() (Lease, time.Duration, error) { return g.TryAcquire(host, delay) })
 }
 
 // Outcome is how a request ended, as far as the host's pace is concerned.
@@ -222,14 +160,8 @@ type Outcome struct {
 
 // Release ends the request of l and applies its outcome to the host.
 func (g *Gate) Release(l Lease, o Outcome) error {
-	return g.update(l.host, func(r *record, now int64) bool {
-		for i, e := range r.Leases {
-			if e.PID == g.pid && e.ID == l.id {
-				r.Leases = append(r.Leases[:i], r.Leases[i+1:]...)
-				break
-			}
-		}
-		g.apply(r, now, o)
+	return g.update(l.Host, func(r *Record, now int64) bool {
+		g.rules.Release(r, now, int64(g.pid), l.ID, o)
 		return true
 	})
 }
@@ -238,48 +170,29 @@ func (g *Gate) Release(l Lease, o Outcome) error {
 // (a host its caller does not pace) as Release would: its end time, and
 // any slow-down, which binds every process from then on.
 func (g *Gate) Report(host string, o Outcome) error {
-	return g.update(host, func(r *record, now int64) bool {
-		g.apply(r, now, o)
+	return g.update(host, func(r *Record, now int64) bool {
+		g.rules.Apply(r, now, o)
 		return true
 	})
-}
-
-// apply records a request's end at now and its outcome in r.
-func (g *Gate) apply(r *record, now int64, o Outcome) {
-	r.End = now
-	switch {
-	case o.Throttled:
-		d := o.RetryAfter
-		if d <= 0 {
-			base := o.Base
-			if base <= 0 {
-				base = time.Second
-			}
-			d = base << min(r.Strikes, 20)
-		}
-		d = min(d, g.opt.MaxSlow)
-		r.Strikes++
-		r.Next = max(r.Next, now+int64(d))
-	case o.OK:
-		r.Strikes = 0
-	}
 }
 
 // SetCrawlDelay publishes host's Crawl-delay for 24 hours, so every
 // process spaces its requests by at least d.
 func (g *Gate) SetCrawlDelay(host string, d time.Duration) error {
-	return g.update(host, func(r *record, now int64) bool {
-		if r.CrawlDelay == int64(d) && r.CrawlDelayExp > now+int64(time.Hour) {
-			return false
-		}
-		r.CrawlDelay, r.CrawlDelayExp = int64(d), now+int64(24*time.Hour)
-		return true
+	return g.update(host, func(r *Record, now int64) bool {
+		return g.rules.SetCrawlDelay(r, now, d)
 	})
+}
+
+// CrawlDelay returns the Crawl-delay published for host, valid at now; 0
+// if none is (the package's CrawlDelay on the Gate's directory).
+func (g *Gate) CrawlDelay(host string, now time.Time) time.Duration {
+	return CrawlDelay(g.dir, host, now)
 }
 
 // update runs f on host's record under the locks; f reports whether to
 // write the record back.
-func (g *Gate) update(host string, f func(r *record, now int64) bool) error {
+func (g *Gate) update(host string, f func(r *Record, now int64) bool) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	fh, err := g.file(host)
@@ -303,23 +216,12 @@ func (g *Gate) update(host string, f func(r *record, now int64) bool) error {
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("hostgate: read %s: %w", fh.Name(), err)
 	}
-	var r record
+	var r Record
 	if n > 0 && json.Unmarshal(buf[:n], &r) != nil {
-		r = record{} // torn or garbled: start afresh
+		r = Record{} // torn or garbled: start afresh
 	}
-	now := g.now().UnixNano()
-	live := r.Leases[:0]
-	for _, e := range r.Leases {
-		if e.Exp > now && (e.PID == g.pid || alive(e.PID)) {
-			live = append(live, e)
-		}
-	}
-	dropped := len(live) != len(r.Leases)
-	r.Leases = live
-	if r.Next > now+int64(g.opt.MaxSlow)+int64(MaxCrawlDelay) {
-		r.Next = now // a clock stepped back, or a garbled time
-		dropped = true
-	}
+	now := g.rules.o.Now().UnixNano()
+	dropped := g.rules.Prune(&r, now, func(pid int64) bool { return pid == int64(g.pid) || alive(pid) })
 	if !f(&r, now) && !dropped {
 		return nil
 	}
@@ -383,12 +285,10 @@ func FileName(host string) string {
 }
 
 // alive reports whether process pid may still be running.
-func alive(pid int) bool {
-	if pid <= 0 {
+func alive(pid int64) bool {
+	if pid <= 0 || pid != int64(int(pid)) {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
+	err := syscall.Kill(int(pid), 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
-
-func clampDur(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }

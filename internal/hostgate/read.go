@@ -17,9 +17,9 @@ func CrawlDelay(dir, host string, now time.Time) time.Duration {
 	if err != nil {
 		return 0
 	}
-	var r record
-	if json.Unmarshal(b, &r) != nil || r.CrawlDelayExp <= now.UnixNano() {
+	var r Record
+	if json.Unmarshal(b, &r) != nil {
 		return 0
 	}
-	return min(max(time.Duration(r.CrawlDelay), 0), MaxCrawlDelay)
+	return r.CrawlDelayAt(now)
 }

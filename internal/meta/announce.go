@@ -37,12 +37,8 @@ func (s *Store) Announce(news map[string]News, window time.Duration) error {
 					continue // a damaged record is the next visit's to replace
 				}
 			}
-			if n.Changed.IsZero() || !r.Announced.IsZero() || !r.LastOK.IsZero() && !r.LastOK.Before(n.Changed.Truncate(time.Second)) {
+			if !r.Announce(n, window) {
 				continue
-			}
-			r.Announced = n.Changed
-			if n.Changed.Before(n.Heard.Add(-window)) {
-				r.Announced = n.Heard
 			}
 			v, err := encode(r)
 			if err != nil {
@@ -54,6 +50,19 @@ func (s *Store) Announce(news map[string]News, window time.Duration) error {
 		}
 		return nil
 	})
+}
+
+// Announce applies news of r's page to r as Store.Announce does, and
+// reports whether r changed (and is to be stored).
+func (r *Record) Announce(n News, window time.Duration) bool {
+	if n.Changed.IsZero() || !r.Announced.IsZero() || !r.LastOK.IsZero() && !r.LastOK.Before(n.Changed.Truncate(time.Second)) {
+		return false
+	}
+	r.Announced = n.Changed
+	if n.Changed.Before(n.Heard.Add(-window)) {
+		r.Announced = n.Heard
+	}
+	return true
 }
 
 // Sample calls fn with one record in every (every ≥ 1: all of them), in

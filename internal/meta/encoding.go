@@ -86,6 +86,17 @@ func fromUnix(s int64) time.Time {
 	return time.Unix(s, 0).UTC()
 }
 
+// Encode returns r in the store's compact encoding (the URL, its key, is
+// left out): the bytes any store of records keeps.
+func Encode(r Record) ([]byte, error) { return encode(r) }
+
+// Decode reads a record of url that Encode wrote.
+func Decode(url string, b []byte) (Record, error) { return decode(url, b) }
+
+// SumKey returns the key under which a record whose body had checksum
+// sum is indexed for exact duplicates: its first 16 bytes, raw.
+func SumKey(sum string) []byte { return sumPrefix(sum) }
+
 func encode(r Record) ([]byte, error) {
 	return json.Marshal(stored{
 		ETag: r.ETag, LastModified: r.LastModified, Checksum: r.Checksum, MediaType: r.MediaType, Size: r.Size,

@@ -17,6 +17,10 @@
 // the page's origin), and an index maps the first 16 bytes of
 // each body's SHA-256 to the URLs that had it, for exact duplicates.
 //
+// internal/pglist keeps the same records, in the same encoding (Encode,
+// Decode, SumKey), in PostgreSQL for spiders on several machines;
+// internal/metatest is the suite both stores pass.
+//
 // What is stored is a cache of the fetch history, not the truth about the
 // mirror: the list says which copy the mirror holds. Losing a record costs
 // one unconditional GET, a restarted 404 count, or a forgotten retry time;

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if schema := os.Getenv("PGLIST_TEST_CHILD"); schema != "" {
 		os.Exit(child(schema))
 	}
+	if schema := os.Getenv("PGLIST_TEST_GATE"); schema != "" {
+		os.Exit(gateChild(schema))
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,23 @@
+package hostgate_test
+
+import (
+	"testing"
+
+	"github.com/spider-mirror/spider/internal/gatetest"
+	"github.com/spider-mirror/spider/internal/hostgate"
+)
+
+// The files of LIST.hosts.d pass the host pace's conformance suite.
+func TestConformance(t *testing.T) {
+	gatetest.Run(t, func(t *testing.T) func(t *testing.T, o hostgate.Options) gatetest.Gate {
+		dir := t.TempDir()
+		return func(t *testing.T, o hostgate.Options) gatetest.Gate {
+			g, err := hostgate.Open(dir, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { g.Close() })
+			return g
+		}
+	})
+}
