@@ -1,9 +1,10 @@
 package crawl
 
 import (
+	"slices"
+
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/list"
-	"slices"
 )
 
 // Fetching ahead. A first mirror of a deep site (a forum whose index pages
