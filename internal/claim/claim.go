@@ -10,12 +10,14 @@
 //   - its copy is as old as its revisit interval: the change model's
 //     (the line's due time, internal/change) bounded by the profile's
 //     Shortest (by default its Window) below and its Longest above; the
-//     Window when the line has no
-//     model, or is hinted: a hub or a sitemap said the page changed after
-//     its copy was taken (list.Entry.Hinted). An announced page thus
-//     reaches the mirror within a window of its announcement, and a hub
+//     Window when the line has no model;
+//   - it is hinted (a hub or a sitemap said the page changed after its
+//     copy was taken: list.Entry.Hinted) and its copy is Shortest old.
+//     Hubs that change often are revisited every Shortest too, so with
+//     Shortest half the fast window (the spiders' default) an announced
+//     page reaches the mirror within a window of its announcement; a hub
 //     that announces too much (a listing whose pages shift) costs no more
-//     than a visit per window.
+//     than a visit per Shortest.
 //
 // A profile with a stale bound also takes, first and whatever its level,
 // any line whose copy is older than the bound, or that has waited longer
@@ -113,8 +115,8 @@ type bounds struct {
 
 // Intervals returns the bounds of p's revisit intervals: a line with a
 // model is revisited after its model's interval clamped to [shortest,
-// longest], one without (or hinted) after window. shortest ≤ window ≤
-// longest.
+// longest], one without after window, a hinted one after shortest.
+// shortest ≤ window ≤ longest.
 func (p Profile) Intervals() (shortest, window, longest time.Duration) {
 	longest = max(p.Longest, p.Window)
 	if p.Stale > 0 {
@@ -153,8 +155,11 @@ func (b *bounds) stale(e *list.Entry) bool {
 // interval is the revisit interval of a line with a copy: its model's,
 // within [shortest, longest].
 func (b *bounds) interval(e *list.Entry) time.Duration {
-	if e.Due.IsZero() || !e.Due.After(e.Modified) { // no model, or hinted
+	switch {
+	case e.Due.IsZero(): // no model
 		return b.window
+	case !e.Due.After(e.Modified): // hinted
+		return b.shortest
 	}
 	return min(max(e.Due.Sub(e.Modified), b.shortest), b.longest)
 }

@@ -200,6 +200,8 @@ func TestDueWithModel(t *testing.T) {
 		{"slow: never past the stale bound", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(337 * time.Hour), Due: ago(337 * time.Hour).Add(9000 * time.Hour)}, true},
 		{"hinted within the window", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Minute), Due: ago(time.Minute)}, false},
 		{"hinted: due at the window, whatever the model", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour)}, true},
+		{"hinted, Shortest 30m: due at 40m", func() Profile { p := fastM; p.Shortest = 30 * time.Minute; return p }(), list.Entry{State: list.Downloaded, Modified: ago(40 * time.Minute), Due: ago(40 * time.Minute)}, true},
+		{"hinted, Shortest 30m: not at 20m", func() Profile { p := fastM; p.Shortest = 30 * time.Minute; return p }(), list.Entry{State: list.Downloaded, Modified: ago(20 * time.Minute), Due: ago(20 * time.Minute)}, false},
 		{"hinted beyond the level limit", fastM, list.Entry{Level: 4, State: list.Downloaded, Modified: ago(2 * time.Hour), Due: ago(2 * time.Hour)}, false},
 		{"found 15 days ago: stale at any level", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Found, Due: ago(360 * time.Hour)}, true},
 		{"found a day ago beyond the limit", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Found, Due: ago(24 * time.Hour)}, false},

@@ -18,7 +18,7 @@ const candCols = `id, url, file, spider, level, state, modified, due`
 // Classes of candidate queries, in claim's order of urgency.
 const (
 	qStale     = "stale"     // a copy older than the stale bound, or a first visit waiting that long
-	qNew       = "new"       // never visited, or hinted and a window old
+	qNew       = "new"       // never visited, or hinted and a shortest old
 	qPlain     = "plain"     // no change model: a window old
 	qModelDue  = "model-due" // the model's due time has passed, and the copy is shortest old
 	qModelAged = "model-age" // the copy is longest old, whatever the model says
@@ -64,9 +64,9 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 			WHERE spider = '' AND coalesce(modified, due) <= $1
 			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{now.Add(-sp.p.Stale), k}})
 	}
-	hintWait := window // a hinted copy's interval; a fraction of it when refreshing early
+	hintWait := shortest // a hinted copy's interval; a fraction of it when refreshing early
 	if sp.early && !sp.backlog {
-		hintWait = time.Duration(float64(window) * claim.EarlyOdds)
+		hintWait = time.Duration(float64(shortest) * claim.EarlyOdds)
 	}
 	levelCut, args := "", []any{now.Add(-hintWait), k}
 	if sp.p.MaxLevel >= 0 {

@@ -38,16 +38,16 @@ func TestCandQueries(t *testing.T) {
 			"model-age: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 		}},
 		{"fast", fast, false, []int{0, 1, 2, 3}, []string{
-			"new: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 1]",
+			"new: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
 			"plain: [[0 1] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due: [[0 1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
 			"model-age: [[0 1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 		}},
 		{"fast, only deep levels", fast, false, []int{2, 3}, []string{
-			"new: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 1]",
+			"new: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
 		}},
 		{"fast backlog without start pages", fast, true, []int{1, 2}, []string{
-			"new: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 1]",
+			"new: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
 		}},
 		// A stale bound shorter than the window lifts longest to the window.
 		{"stale below window", noModel, false, []int{0}, []string{
