@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,38 @@ func pgConfig(t *testing.T, dir, extra string) (conf, schema string) {
 		t.Fatal(err)
 	}
 	return conf, schema
+}
+
+// pgMachine writes beside conf, a config file from pgConfig, the config of
+// a spider on another machine: the same list, with the state directory
+// state (relative to the spiders' working directory). It returns the file.
+func pgMachine(t *testing.T, conf, state string) string {
+	t.Helper()
+	body, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(conf), state+".toml")
+	// First: a key after a table header would belong to the table.
+	body = append([]byte(fmt.Sprintf("state = %q\n", state)), body...)
+	if err := os.WriteFile(other, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// noSharedStateFiles fails the test if one of the state directories holds
+// a fetch history or a host pace of its own: a list in PostgreSQL keeps
+// them in the database, shared by every machine.
+func noSharedStateFiles(t *testing.T, states ...string) {
+	t.Helper()
+	for _, dir := range states {
+		for _, f := range []string{"list.meta", "list.hosts.d"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s in the state directory %s: %v (want none: the database holds it)", f, dir, err)
+			}
+		}
+	}
 }
 
 // readPG returns the lines of the list in schema.

@@ -19,6 +19,7 @@ import (
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
+	"github.com/spider-mirror/spider/internal/pglist"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -53,9 +54,12 @@ type Status struct {
 // FileSizes are the sizes of the list and of the files a list keeps beside
 // it, so that their growth can be watched; 0 for one that does not exist.
 type FileSizes struct {
-	// State is, for a list in PostgreSQL, the local directory of the
-	// files below ("" for a file: they sit beside it; list and journal
-	// are then 0).
+	// Database is, for a list in PostgreSQL, its schema: list, meta and
+	// hosts_d are then the sizes of its tables (lines, history, hosts),
+	// and journal is 0. "" for a file.
+	Database string `json:"database,omitempty"`
+	// State is, for a list in PostgreSQL, the local directory of this
+	// machine's files of the list (account series, mirror record).
 	State   string `json:"state,omitempty"`
 	List    int64  `json:"list"`
 	Meta    int64  `json:"meta"`    // LIST.meta: every URL's fetch history (bbolt, grows in steps)
@@ -188,10 +192,9 @@ func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	delay, delayFrom := spidersDelay(published, cfg)
-	st.Account = accountOf(l.StatePath(), tally, profiles, from, delay, delayFrom, st.Lines, st.At)
-	st.Files = fileSizes(l.StatePath())
-	if _, file := l.(fileStore); !file {
-		st.Files.State = filepath.Dir(l.StatePath())
+	st.Account = accountOf(ctx, l, tally, profiles, from, delay, delayFrom, st.Lines, st.At)
+	if st.Files, err = sizesOf(ctx, l); err != nil {
+		return nil, err
 	}
 	if f, ok := l.(fileStore); ok {
 		st.StalledLock = stalledLock(f.List)
@@ -226,6 +229,20 @@ type dirFiles string
 
 func (d dirFiles) ReadFile(rel string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(rel)))
+}
+
+// sizesOf returns the sizes of the open list l: its files, or for a list
+// in PostgreSQL its tables.
+func sizesOf(ctx context.Context, l listStore) (FileSizes, error) {
+	s, ok := l.(*pglist.Store)
+	if !ok {
+		return fileSizes(l.StatePath()), nil
+	}
+	z, err := s.Sizes(ctx)
+	if err != nil {
+		return FileSizes{}, err
+	}
+	return FileSizes{Database: s.Schema(), State: filepath.Dir(l.StatePath()), List: z.Lines, Meta: z.History, HostsD: z.Hosts}, nil
 }
 
 // fileSizes returns the sizes of the list at path and of its files.
@@ -272,9 +289,10 @@ func printStatus(w io.Writer, st *Status) error {
 		fmt.Fprintf(tw, "lock\tSTALLED: held by pid %d (spider %s) for %s; every spider of the list waits (resume it: kill -CONT %d)\n",
 			sl.PID, sl.Spider, time.Duration(sl.HeldSec*float64(time.Second)), sl.PID)
 	}
-	if f := st.Files; f.State != "" {
-		fmt.Fprintf(tw, "on disk\tin %s (this machine's): history (.meta) %s, host pace (.hosts.d) %s\n",
-			f.State, bytesText(f.Meta), bytesText(f.HostsD))
+	if f := st.Files; f.Database != "" {
+		fmt.Fprintf(tw, "in database\tschema %s: lines %s, history %s, host pace %s\n",
+			f.Database, bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD))
+		fmt.Fprintf(tw, "on disk\tin %s (this machine's): account series, mirror record\n", f.State)
 	} else {
 		fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
 			bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
