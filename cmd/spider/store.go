@@ -53,8 +53,8 @@ func newListRef(spec, schema, state string) listRef {
 func (r listRef) pg() bool { return r.dsn != "" }
 
 // sidePath is the path the files kept beside the list are named from
-// (LIST.meta, LIST.hosts.d, …): the file's own path, or "list" in the
-// state directory.
+// (LIST.mirror, LIST.meta, …): the file's own path, or "list" in the
+// state directory for the files a list in PostgreSQL keeps per machine.
 func (r listRef) sidePath() string {
 	if r.pg() {
 		return filepath.Join(r.state, "list")
