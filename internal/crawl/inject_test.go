@@ -58,17 +58,25 @@ func TestInjectedHistoryAndGate(t *testing.T) {
 	}
 }
 
-// The account reads a host's published Crawl-delay from the gate the run
-// paces by, injected or not.
-func TestSharedCrawlDelayFromGate(t *testing.T) {
+// gateWithCrawlDelay returns a gate, closed when the test ends, where a
+// spider published host's Crawl-delay d.
+func gateWithCrawlDelay(t *testing.T, host string, d time.Duration) *hostgate.Gate {
+	t.Helper()
 	hg, err := hostgate.Open(t.TempDir(), hostgate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hg.Close() })
-	if err := hg.SetCrawlDelay("h:80", 2*time.Second); err != nil {
+	if err := hg.SetCrawlDelay(host, d); err != nil {
 		t.Fatal(err)
 	}
+	return hg
+}
+
+// The account reads a host's published Crawl-delay from the gate the run
+// paces by, injected or not.
+func TestSharedCrawlDelayFromGate(t *testing.T) {
+	hg := gateWithCrawlDelay(t, "h:80", 2*time.Second)
 	p := newPoliteness(Config{Gate: hg}, filepath.Join(t.TempDir(), "spider.list"))
 	defer p.close()
 	if d := p.sharedCrawlDelay("h:80", time.Now()); d != 2*time.Second {
@@ -84,14 +92,7 @@ func TestSharedCrawlDelayFromGate(t *testing.T) {
 // PostgreSQL) included, and nothing from beside the list.
 func TestBudgetReadsTheRunsGate(t *testing.T) {
 	v := newEnv(t)
-	hg, err := hostgate.Open(t.TempDir(), hostgate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hg.Close() })
-	if err := hg.SetCrawlDelay("h:80", 3*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	hg := gateWithCrawlDelay(t, "h:80", 3*time.Second)
 	e := New(Config{Gate: hg, Delay: time.Second}, v.list, v.m, fetch.New(fetch.Options{Timeout: time.Second}))
 	defer e.polite.close()
 	if b := e.budget("h:80", time.Now()); b.CrawlDelaySec != 3 || b.DelaySec != 3 {
