@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -9,7 +10,6 @@ import (
 	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
-	"github.com/spider-mirror/spider/internal/hostgate"
 	"github.com/spider-mirror/spider/internal/meta"
 )
 
@@ -126,10 +126,11 @@ func spidersDelay(published []crawl.Status, cfg *Config) (time.Duration, string)
 	return s.Delay, "default"
 }
 
-// accountOf completes the account from the list's tally: the budgets (the
-// spiders' delay, raised by a Crawl-delay published in LIST.hosts.d) and
-// the history (a sample of LIST.meta).
-func accountOf(listPath string, t *account.Tally, ps []claim.Profile, from string, delay time.Duration, delayFrom string, lines int, now time.Time) *Account {
+// accountOf completes the account from the tally of the list l: the
+// budgets (the spiders' delay, raised by the Crawl-delay they published:
+// LIST.hosts.d, or the database's table hosts), the history (a sample of
+// LIST.meta or of the table history) and this machine's account series.
+func accountOf(ctx context.Context, l crawl.Store, t *account.Tally, ps []claim.Profile, from string, delay time.Duration, delayFrom string, lines int, now time.Time) *Account {
 	a := &Account{ProfilesFrom: from, Hosts: []HostAccount{}}
 	window := time.Duration(0)
 	for _, p := range ps {
@@ -141,7 +142,7 @@ func accountOf(listPath string, t *account.Tally, ps []claim.Profile, from strin
 	}
 	every := max(1, (lines+accountSample-1)/accountSample)
 	hs := account.NewHistories(window, now, every)
-	err := meta.Open(listPath+meta.Suffix, 10*time.Second).Sample(every, func(r *meta.Record) bool {
+	err := historyOf(l, 10*time.Second).Sample(every, func(r *meta.Record) bool {
 		hs.Add(r)
 		return true
 	})
@@ -150,11 +151,12 @@ func accountOf(listPath string, t *account.Tally, ps []claim.Profile, from strin
 		hs = account.NewHistories(window, now, every)
 	}
 	hist := hs.Hosts()
-	series, _ := account.ReadSeries(listPath+account.SeriesSuffix, now.Add(-2*time.Hour)) // a report: none if unreadable
+	series, _ := account.ReadSeries(l.StatePath()+account.SeriesSuffix, now.Add(-2*time.Hour)) // a report: none if unreadable
 	made := account.MadePerHour(series, now.Add(-2*time.Hour))
-	for name, l := range t.Hosts() {
-		b := account.NewBudget(delay, delayFrom, hostgate.CrawlDelay(listPath+".hosts.d", name, now))
-		h := HostAccount{Host: name, Lines: l, Budget: b, Promises: account.Promises(ps, l.Within, l.Lines, b)}
+	crawlDelay := crawlDelayOf(ctx, l)
+	for name, hl := range t.Hosts() {
+		b := account.NewBudget(delay, delayFrom, crawlDelay(name, now))
+		h := HostAccount{Host: name, Lines: hl, Budget: b, Promises: account.Promises(ps, hl.Within, hl.Lines, b)}
 		h.TogetherPerHour, h.TogetherOver = account.Together(h.Promises, b)
 		h.MadePerHour = made[name]
 		if r, ok := hist[name]; ok {

@@ -112,7 +112,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return checkList(ctx, ref, dir, stdout)
 	case cmd == "duplicates" && fs.NArg() == 1:
-		return printDuplicates(ref, stdout)
+		return printDuplicates(ctx, ref, stdout)
 	default:
 		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: " + listCommandNames() + "; spider list --help says what each does"}
 	}

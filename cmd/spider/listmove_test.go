@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,16 +81,23 @@ func TestListMovesBetweenFileAndPostgres(t *testing.T) {
 	}
 
 	// The other commands read the PostgreSQL list.
-	if code, out, stderr := runCLI(t, dir, "status", "--config", conf, "--json"); code != 0 || !strings.Contains(out, `"lines": 50`) || !strings.Contains(out, "PostgreSQL schema "+schema) {
-		t.Errorf("status: exit %d, %s%s", code, out, stderr)
+	code, out, stderr := runCLI(t, dir, "status", "--config", conf, "--json")
+	var st Status
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.Lines != 50 || st.List != "PostgreSQL schema "+schema {
+		t.Errorf("status: exit %d, %v, %s%s", code, err, out, stderr)
 	}
-	if code, out, stderr := runCLI(t, dir, "status", "--config", conf); code != 0 || !strings.Contains(out, filepath.Join(dir, "local", "state")+" (this machine's)") {
+	// The sizes are those of the database's tables, indexes included.
+	if f := st.Files; f.Database != schema || f.State != filepath.Join(dir, "local", "state") || f.List <= 0 || f.Meta <= 0 || f.HostsD <= 0 || f.Journal != 0 {
+		t.Errorf("status files of a list in PostgreSQL: %+v", f)
+	}
+	code, out, stderr = runCLI(t, dir, "status", "--config", conf)
+	if code != 0 || !strings.Contains(out, "schema "+schema+": lines ") || !strings.Contains(out, filepath.Join(dir, "local", "state")+" (this machine's)") {
 		t.Errorf("status: exit %d, %s%s", code, out, stderr)
 	}
 	if code, out, stderr := runCLI(t, dir, "show", "--config", conf, "http://h/0/page-000"); code != 0 || !strings.Contains(out, "downloaded, level 0, unclaimed") {
 		t.Errorf("show: exit %d, %s%s", code, out, stderr)
 	}
-	code, out, stderr := runCLI(t, dir, "list", "check", "--config", conf, "--mirror", filepath.Join(dir, "mirror"))
+	code, out, stderr = runCLI(t, dir, "list", "check", "--config", conf, "--mirror", filepath.Join(dir, "mirror"))
 	if code != 1 || !strings.Contains(out, "list PostgreSQL schema "+schema+": 50 lines, format ok") || !strings.Contains(out, "missing from the mirror") {
 		t.Errorf("list check: exit %d, %s%s", code, out, stderr)
 	}

@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spider-mirror/spider/internal/pglist"
 	"github.com/spider-mirror/spider/internal/pgtest"
@@ -26,6 +31,38 @@ func pgConfig(t *testing.T, dir, extra string) (conf, schema string) {
 		t.Fatal(err)
 	}
 	return conf, schema
+}
+
+// pgMachine writes beside conf, a config file from pgConfig, the config of
+// a spider on another machine: the same list, with the state directory
+// state (relative to the spiders' working directory). It returns the file.
+func pgMachine(t *testing.T, conf, state string) string {
+	t.Helper()
+	body, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(conf), state+".toml")
+	// First: a key after a table header would belong to the table.
+	body = append([]byte(fmt.Sprintf("state = %q\n", state)), body...)
+	if err := os.WriteFile(other, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+// noSharedStateFiles fails the test if one of the state directories holds
+// a fetch history or a host pace of its own: a list in PostgreSQL keeps
+// them in the database, shared by every machine.
+func noSharedStateFiles(t *testing.T, states ...string) {
+	t.Helper()
+	for _, dir := range states {
+		for _, f := range []string{"list.meta", "list.hosts.d"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s in the state directory %s: %v (want none: the database holds it)", f, dir, err)
+			}
+		}
+	}
 }
 
 // readPG returns the lines of the list in schema.
@@ -64,4 +101,44 @@ func unclaimed(t *testing.T, full string) string {
 		b = list.AppendLine(b, &e, 0)
 	}
 	return string(b)
+}
+
+// What a spider and status read of a list in PostgreSQL beyond its lines
+// comes from the database, whichever machine asks: a start URL that failed
+// on one machine is reported as failing by a run on another (the fetch
+// history), and status there accounts the host's Crawl-delay and history.
+func TestPostgresVerdictAndAccountFromDatabase(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nCrawl-delay: 1\n"))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	pg, _ := pgConfig(t, dir, "")
+	a, b := pgMachine(t, pg, "machine-a"), pgMachine(t, pg, "machine-b")
+	t.Cleanup(func() { noSharedStateFiles(t, filepath.Join(dir, "machine-a"), filepath.Join(dir, "machine-b")) })
+	run := func(conf string) (int, string) {
+		return spiderRun(t, dir, 30*time.Second, "--profile", "slow", "--config", conf, "--until-idle", "--delay", "0", "--start", srv.URL+"/", "-q")
+	}
+	if code, out := run(a); code != 1 || !strings.Contains(out, "could not be fetched") {
+		t.Fatalf("first run: exit %d, want 1 (the start URL answers 404):\n%s", code, out)
+	}
+	// The line waits for its back-off: the second run attempts nothing,
+	// and says why from the history the first one wrote.
+	if code, out := run(b); code != 1 || !strings.Contains(out, srv.URL+"/: ") || !strings.Contains(out, "tried again once due") || !strings.Contains(out, "hint:") {
+		t.Errorf("second run, on another machine: exit %d, want 1 naming the failed start URL:\n%s", code, out)
+	}
+	code, out, stderr := runCLI(t, dir, "status", "--config", b, "--json")
+	var st Status
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.Account == nil || len(st.Account.Hosts) != 1 {
+		t.Fatalf("status: exit %d, %v: %s%s", code, err, out, stderr)
+	}
+	h := st.Account.Hosts[0]
+	if h.Budget.CrawlDelaySec != 1 || h.History == nil || h.History.Records < 1 || st.Account.HistoryError != "" {
+		t.Errorf("account of %s: budget %+v, history %+v (%s); want robots.txt's Crawl-delay 1s and the run's records",
+			h.Host, h.Budget, h.History, st.Account.HistoryError)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,11 +44,19 @@ func (a *arrivals) snapshot() []arrival {
 // TestTwoSpidersShareHostDelay runs a fast and a slow spider, real
 // processes on one list, against one host with --delay 200ms, and checks
 // from the server's own log that the two together never sent two requests
-// less than the delay apart, and that both did fetch.
+// less than the delay apart, and that both did fetch. On a list in
+// PostgreSQL the two have state directories of their own, as on two
+// machines: they share nothing but the database and the mirror.
 func TestTwoSpidersShareHostDelay(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for about 8 seconds")
+		t.Skip("runs for about 8 seconds per store")
 	}
+	for _, store := range []string{"file", "postgres"} {
+		t.Run(store, func(t *testing.T) { twoSpidersShareHostDelay(t, store) })
+	}
+}
+
+func twoSpidersShareHostDelay(t *testing.T, store string) {
 	const (
 		delay = 200 * time.Millisecond
 		// With a delay, a request starts the delay after the previous one
@@ -55,15 +64,23 @@ func TestTwoSpidersShareHostDelay(t *testing.T) {
 		// the full delay. The tolerance is for the clock's granularity.
 		tolerance = time.Millisecond
 	)
+	dir := t.TempDir()
+	listFast := []string{"--list", filepath.Join(dir, "spider.list")}
+	listSlow := listFast
+	if store == "postgres" {
+		conf, _ := pgConfig(t, dir, "")
+		listFast = []string{"--config", pgMachine(t, conf, "machine-a")}
+		listSlow = []string{"--config", pgMachine(t, conf, "machine-b")}
+		t.Cleanup(func() { noSharedStateFiles(t, filepath.Join(dir, "machine-a"), filepath.Join(dir, "machine-b")) })
+	}
 	site := sitetest.New(sitetest.Options{Topics: 30})
 	log := &arrivals{h: site.Handler()}
 	srv := httptest.NewServer(log)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
 	common := []string{"--start", srv.URL + "/", "--delay", delay.String(), "--concurrency", "4", "--for", "6s",
-		"--list", filepath.Join(dir, "spider.list"), "--mirror", filepath.Join(dir, "mirror")}
-	fast := startSpider(t, dir, append([]string{"--profile", "fast", "--window", "1s"}, common...)...)
-	slow := startSpider(t, dir, append([]string{"--profile", "slow", "--window", "2s"}, common...)...)
+		"--mirror", filepath.Join(dir, "mirror")}
+	fast := startSpider(t, dir, slices.Concat([]string{"--profile", "fast", "--window", "1s"}, listFast, common)...)
+	slow := startSpider(t, dir, slices.Concat([]string{"--profile", "slow", "--window", "2s"}, listSlow, common)...)
 	fast.wait(20 * time.Second)
 	slow.wait(20 * time.Second)
 

@@ -9,11 +9,13 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/spider-mirror/spider/internal/crawl"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/hostgate"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
@@ -153,7 +155,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	// whatever a link, a redirect or a DNS answer says.
 	loopback, private := scope.Allowed(hosts)
 	s.Fetch.Refuse = func(a netip.Addr) bool { return scope.Refuse(a, loopback, private) }
-	eng := crawl.New(crawl.Config{
+	cfg := crawl.Config{
 		Spider: s.SpiderID, Profile: s.profile(), Starts: starts, Hosts: hosts,
 		Concurrency: s.Concurrency, Delay: s.Delay, Lease: s.Lease,
 		UntilIdle: s.UntilIdle, MaxCycles: s.Cycles, Logger: log,
@@ -162,7 +164,13 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost, Traps: s.crawlTraps(), HubLevel: s.HubLevel,
 		RequisiteEvery: s.SlowWindow, Sitemaps: s.Sitemaps,
-	}, l, m, fetch.New(s.Fetch))
+	}
+	closeGate, err := shareState(ctx, l, &cfg, hostgate.Options{Conns: s.Polite.HostConns, MaxSlow: s.Polite.MaxSlowDown})
+	if err != nil {
+		return err
+	}
+	defer closeGate()
+	eng := crawl.New(cfg, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", ref.String(), "mirror", m.Dir(),
 		"window", s.Window, "longest", s.Longest, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
 	stopProgress := showProgress(progress, eng)
@@ -176,7 +184,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		err = fmt.Errorf("no pass ran within --for %s: %w", s.For, err)
 	}
 	if err == nil && signalled.Err() == nil && sum.Failed+sum.Fetched+sum.Unchanged+sum.Archived == 0 {
-		err = startsHeldBack(l.StatePath(), starts)
+		err = startsHeldBack(historyOf(l, 10*time.Second), starts)
 	}
 	return runVerdict(sum, err, signalled.Err() != nil, m.Dir())
 }

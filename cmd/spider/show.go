@@ -177,7 +177,7 @@ func collectShown(ctx context.Context, l crawl.Store, mdir, u string) (*Shown, e
 			sh.Due = append(sh.Due, d)
 		}
 	}
-	store := meta.Open(l.StatePath()+meta.Suffix, 30*time.Second)
+	store := historyOf(l, 30*time.Second)
 	recs, err := store.Get([]string{u})
 	if err != nil {
 		return nil, err

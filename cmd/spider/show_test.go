@@ -10,12 +10,23 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/spider-mirror/spider/list"
 )
 
 // spider show explains a URL's state from the list and the fetch history:
 // a page that answered 404 once (not archived yet, with the reason and the
 // retry time), a page that answered 304, and a URL the list does not hold.
+// On a list in PostgreSQL the two runs have state directories of their
+// own, as on two machines: the second run's conditional GET, and what show
+// says, come from the history in the database.
 func TestShow(t *testing.T) {
+	for _, store := range []string{"file", "postgres"} {
+		t.Run(store, func(t *testing.T) { testShow(t, store) })
+	}
+}
+
+func testShow(t *testing.T, store string) {
 	var mu sync.Mutex
 	gone := false
 	homeRequests := 0
@@ -43,28 +54,35 @@ func TestShow(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	// The second 404 must not come within the test, however slow the
-	// machine: the confirmation waits half an hour.
 	conf := filepath.Join(dir, "spider.toml")
-	if err := os.WriteFile(conf, []byte("archive_span = \"1h\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(archiveHour), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	crawl := func() {
+	first, second := conf, conf
+	read := func() []list.Entry { return readList(t, dir+"/spider.list") }
+	if store == "postgres" {
+		pg, schema := pgConfig(t, dir, archiveHour)
+		first, second = pgMachine(t, pg, "machine-a"), pgMachine(t, pg, "machine-b")
+		read = func() []list.Entry { return readPG(t, schema) }
+		t.Cleanup(func() { noSharedStateFiles(t, filepath.Join(dir, "machine-a"), filepath.Join(dir, "machine-b")) })
+	}
+	crawl := func(conf string) {
 		t.Helper()
 		args := []string{"--profile", "slow", "--config", conf, "--until-idle", "--delay", "0", "--window", "1s", "--start", srv.URL + "/", "-q"}
 		if code, out := spiderRun(t, dir, 30*time.Second, args...); code != 0 {
 			t.Fatalf("spider exit %d:\n%s", code, out)
 		}
 	}
-	crawl()
+	crawl(first)
 	mu.Lock()
 	gone = true
 	mu.Unlock()
 	// Both lines are due again after the one-second window.
-	waitAllDue(t, dir+"/spider.list", time.Second)
-	crawl()
+	waitAllDueIn(t, read, time.Second)
+	crawl(second)
+	conf = second
 
-	code, out, stderr := runCLI(t, dir, "show", srv.URL+"/page")
+	code, out, stderr := runCLI(t, dir, "show", "--config", conf, srv.URL+"/page")
 	for _, want := range []string{"state", "error, level 1", "404 answers: 1 over 0s, 3 over 1h0m0s archive", "1 answered 404 since the last success", "first 404", "retry after", "status 404", "copy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show /page: missing %q in:\n%s%s", want, out, stderr)
@@ -73,7 +91,7 @@ func TestShow(t *testing.T) {
 	if code != 0 {
 		t.Errorf("show exit %d", code)
 	}
-	code, out, _ = runCLI(t, dir, "show", "--json", srv.URL+"/")
+	code, out, _ = runCLI(t, dir, "show", "--config", conf, "--json", srv.URL+"/")
 	var sh Shown
 	if err := json.Unmarshal([]byte(out), &sh); err != nil || code != 0 {
 		t.Fatalf("show --json: exit %d, %v:\n%s", code, err, out)
@@ -88,16 +106,27 @@ func TestShow(t *testing.T) {
 		sh.History.Unchanged != served-1 || sh.Copy == nil || !sh.Copy.Exists {
 		t.Errorf("show --json / (server saw %d requests): %s", served, out)
 	}
-	if code, out, _ := runCLI(t, dir, "show", srv.URL+"/never"); code != 0 || !strings.Contains(out, "no line for this URL") {
+	if code, out, _ := runCLI(t, dir, "show", "--config", conf, srv.URL+"/never"); code != 0 || !strings.Contains(out, "no line for this URL") {
 		t.Errorf("show of an unknown URL: exit %d:\n%s", code, out)
 	}
-	if code, _, stderr := runCLI(t, dir, "show", "not a url"); code != 2 || !strings.Contains(stderr, "spider: error:") {
+	if code, _, stderr := runCLI(t, dir, "show", "--config", conf, "not a url"); code != 2 || !strings.Contains(stderr, "spider: error:") {
 		t.Errorf("show of a bad URL: exit %d:\n%s", code, stderr)
 	}
 }
 
-// spider list duplicates groups URLs whose bodies are byte-identical.
+// archiveHour keeps a second 404 from coming within a test, however slow
+// the machine: the confirmation waits half an hour.
+const archiveHour = "archive_span = \"1h\"\n"
+
+// spider list duplicates groups URLs whose bodies are byte-identical,
+// from the history in the database for a list in PostgreSQL.
 func TestListDuplicates(t *testing.T) {
+	for _, store := range []string{"file", "postgres"} {
+		t.Run(store, func(t *testing.T) { testListDuplicates(t, store) })
+	}
+}
+
+func testListDuplicates(t *testing.T, store string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
@@ -110,10 +139,22 @@ func TestListDuplicates(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	if code, out := spiderRun(t, dir, 30*time.Second, "--profile", "slow", "--until-idle", "--delay", "0", "--start", srv.URL+"/", "-q"); code != 0 {
+	var where []string
+	if store == "postgres" {
+		pg, _ := pgConfig(t, dir, "")
+		where = []string{"--config", pgMachine(t, pg, "machine-a")}
+		t.Cleanup(func() { noSharedStateFiles(t, filepath.Join(dir, "machine-a")) })
+	}
+	args := append([]string{"--profile", "slow", "--until-idle", "--delay", "0", "--start", srv.URL + "/", "-q"}, where...)
+	if code, out := spiderRun(t, dir, 30*time.Second, args...); code != 0 {
 		t.Fatalf("spider exit %d:\n%s", code, out)
 	}
-	code, out, stderr := runCLI(t, dir, "list", "duplicates")
+	if store == "postgres" {
+		// Another machine reads the duplicates from the database.
+		pg := filepath.Join(dir, "pg.toml")
+		where = []string{"--config", pgMachine(t, pg, "machine-b")}
+	}
+	code, out, stderr := runCLI(t, dir, append([]string{"list", "duplicates"}, where...)...)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || !strings.HasSuffix(lines[0], " "+srv.URL+"/a "+srv.URL+"/b") || lines[1] != "# identical bodies: 1 groups, 2 URLs" {
 		t.Errorf("list duplicates: exit %d:\n%s%s", code, out, stderr)

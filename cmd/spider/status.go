@@ -17,7 +17,6 @@ import (
 	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/crawl"
-	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
 )
@@ -48,19 +47,6 @@ type Status struct {
 	// "spiders", what they published, when that mirror has no index.
 	ArchivedFrom string `json:"archived_from"`
 	Mirror       string `json:"mirror"`
-}
-
-// FileSizes are the sizes of the list and of the files a list keeps beside
-// it, so that their growth can be watched; 0 for one that does not exist.
-type FileSizes struct {
-	// State is, for a list in PostgreSQL, the local directory of the
-	// files below ("" for a file: they sit beside it; list and journal
-	// are then 0).
-	State   string `json:"state,omitempty"`
-	List    int64  `json:"list"`
-	Meta    int64  `json:"meta"`    // LIST.meta: every URL's fetch history (bbolt, grows in steps)
-	HostsD  int64  `json:"hosts_d"` // LIST.hosts.d: each host's pace, all files together
-	Journal int64  `json:"journal"` // LIST.journal: empty between passes
 }
 
 // LevelStatus summarises one level of the list.
@@ -188,10 +174,9 @@ func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (
 	}
 	sort.Slice(st.Levels, func(i, j int) bool { return st.Levels[i].Level < st.Levels[j].Level })
 	delay, delayFrom := spidersDelay(published, cfg)
-	st.Account = accountOf(l.StatePath(), tally, profiles, from, delay, delayFrom, st.Lines, st.At)
-	st.Files = fileSizes(l.StatePath())
-	if _, file := l.(fileStore); !file {
-		st.Files.State = filepath.Dir(l.StatePath())
+	st.Account = accountOf(ctx, l, tally, profiles, from, delay, delayFrom, st.Lines, st.At)
+	if st.Files, err = sizesOf(ctx, l); err != nil {
+		return nil, err
 	}
 	if f, ok := l.(fileStore); ok {
 		st.StalledLock = stalledLock(f.List)
@@ -228,26 +213,6 @@ func (d dirFiles) ReadFile(rel string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(rel)))
 }
 
-// fileSizes returns the sizes of the list at path and of its files.
-func fileSizes(path string) FileSizes {
-	size := func(p string) int64 {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
-	}
-	fs := FileSizes{List: size(path), Meta: size(path + meta.Suffix), Journal: size(path + ".journal")}
-	if es, err := os.ReadDir(path + ".hosts.d"); err == nil {
-		for _, e := range es {
-			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-				fs.HostsD += fi.Size()
-			}
-		}
-	}
-	return fs
-}
-
 // bytesText writes n bytes for a person: 512 B, 3.4 KB, 16.8 MB, 1.2 GB.
 func bytesText(n int64) string {
 	const unit = 1000
@@ -272,9 +237,10 @@ func printStatus(w io.Writer, st *Status) error {
 		fmt.Fprintf(tw, "lock\tSTALLED: held by pid %d (spider %s) for %s; every spider of the list waits (resume it: kill -CONT %d)\n",
 			sl.PID, sl.Spider, time.Duration(sl.HeldSec*float64(time.Second)), sl.PID)
 	}
-	if f := st.Files; f.State != "" {
-		fmt.Fprintf(tw, "on disk\tin %s (this machine's): history (.meta) %s, host pace (.hosts.d) %s\n",
-			f.State, bytesText(f.Meta), bytesText(f.HostsD))
+	if f := st.Files; f.Database != "" {
+		fmt.Fprintf(tw, "in database\tschema %s: lines %s, history %s, host pace %s\n",
+			f.Database, bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD))
+		fmt.Fprintf(tw, "on disk\tin %s (this machine's): account series, mirror record\n", f.State)
 	} else {
 		fmt.Fprintf(tw, "on disk\tlist %s, history (.meta) %s, host pace (.hosts.d) %s, journal %s\n",
 			bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))

@@ -78,8 +78,14 @@ func TestStatusArchivesSurviveRestart(t *testing.T) {
 // under a window, by the list's own clock rather than sleeping a guess.
 func waitAllDue(t *testing.T, path string, window time.Duration) {
 	t.Helper()
+	waitAllDueIn(t, func() []list.Entry { return readList(t, path) }, window)
+}
+
+// waitAllDueIn is waitAllDue for the list that read reads.
+func waitAllDueIn(t *testing.T, read func() []list.Entry, window time.Duration) {
+	t.Helper()
 	eventually(t, 10*window, "lines due again", func() bool {
-		for _, e := range readList(t, path) {
+		for _, e := range read() {
 			if time.Since(e.Modified) < window+window/10 {
 				return false
 			}

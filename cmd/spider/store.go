@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spider-mirror/spider/internal/crawl"
+	"github.com/spider-mirror/spider/internal/hostgate"
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/internal/pglist"
 	"github.com/spider-mirror/spider/list"
 )
@@ -50,8 +53,8 @@ func newListRef(spec, schema, state string) listRef {
 func (r listRef) pg() bool { return r.dsn != "" }
 
 // sidePath is the path the files kept beside the list are named from
-// (LIST.meta, LIST.hosts.d, …): the file's own path, or "list" in the
-// state directory.
+// (LIST.mirror, LIST.meta, …): the file's own path, or "list" in the
+// state directory for the files a list in PostgreSQL keeps per machine.
 func (r listRef) sidePath() string {
 	if r.pg() {
 		return filepath.Join(r.state, "list")
@@ -174,4 +177,53 @@ func (r listRef) lockSpider(ctx context.Context, st listStore, id string) (unloc
 		return nil, err
 	}
 	return l.Unlock, nil
+}
+
+// historyReader is what commands read of a list's fetch history:
+// LIST.meta (internal/meta) beside a file, the table history of a list in
+// PostgreSQL.
+type historyReader interface {
+	Get(urls []string) (map[string]meta.Record, error)
+	Same(sum, url string, limit int) ([]string, error)
+	Duplicates(fn func(sum string, urls []string) bool) error
+	Sample(every int, fn func(r *meta.Record) bool) error
+}
+
+// historyOf returns the fetch history of the open list l; timeout bounds
+// the wait for LIST.meta's lock.
+func historyOf(l crawl.Store, timeout time.Duration) historyReader {
+	if s, ok := l.(*pglist.Store); ok {
+		return s.History()
+	}
+	return meta.Open(l.StatePath()+meta.Suffix, timeout)
+}
+
+// crawlDelayOf returns the reader of the Crawl-delay the spiders of the
+// open list l published for a host, valid at now (0 if none is):
+// LIST.hosts.d beside a file, the table hosts in PostgreSQL.
+func crawlDelayOf(ctx context.Context, l crawl.Store) func(host string, now time.Time) time.Duration {
+	if s, ok := l.(*pglist.Store); ok {
+		return func(host string, now time.Time) time.Duration { return s.CrawlDelay(ctx, host, now) }
+	}
+	dir := l.StatePath() + ".hosts.d"
+	return func(host string, now time.Time) time.Duration { return hostgate.CrawlDelay(dir, host, now) }
+}
+
+// shareState sets in cfg the fetch history and host gate of a run on the
+// list st: for a list in PostgreSQL its tables, shared by the spiders of
+// every machine, and a gate with the limits o that closeGate closes after
+// the run. For a file it leaves cfg as it is: the engine opens LIST.meta
+// and LIST.hosts.d itself.
+func shareState(ctx context.Context, st crawl.Store, cfg *crawl.Config, o hostgate.Options) (closeGate func(), err error) {
+	s, ok := st.(*pglist.Store)
+	if !ok {
+		return func() {}, nil
+	}
+	g, err := s.OpenGate(ctx, o)
+	if err != nil {
+		return nil, hintErr{fmt.Errorf("open the hosts' pace of %s: %w", s.Schema(), err),
+			"check the database: each spider holds a session of its own for the hosts' pace"}
+	}
+	cfg.History, cfg.Gate = s.History(), g
+	return func() { g.Close() }, nil
 }

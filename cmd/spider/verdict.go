@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/crawl"
-	"github.com/spider-mirror/spider/internal/meta"
 )
 
 // runVerdict turns how a run ended into the program's error: a run that
@@ -33,11 +32,11 @@ func runVerdict(sum crawl.Summary, err error, signalled bool, mirrorDir string) 
 // the first start URL given that was never mirrored and whose last attempt
 // failed: a dead start URL run again before its line is due says so
 // rather than end quietly.
-func startsHeldBack(listPath string, starts []string) error {
+func startsHeldBack(h historyReader, starts []string) error {
 	if len(starts) == 0 {
 		return nil
 	}
-	recs, err := meta.Open(listPath+meta.Suffix, 10*time.Second).Get(starts)
+	recs, err := h.Get(starts)
 	if err != nil {
 		return nil // no history to tell from: nothing to add
 	}

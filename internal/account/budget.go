@@ -22,7 +22,7 @@ type Budget struct {
 	// the running or last spiders published), "config" (the config
 	// file), or "default" (neither said).
 	DelayFrom     string  `json:"delay_from"`
-	CrawlDelaySec float64 `json:"crawl_delay_s"` // robots.txt's, as the spiders published it (LIST.hosts.d); 0 = none known
+	CrawlDelaySec float64 `json:"crawl_delay_s"` // robots.txt's, as the spiders published it (LIST.hosts.d, or the table hosts); 0 = none known
 	Unlimited     bool    `json:"unlimited"`     // no delay at all: the host is not paced
 	PerHour       float64 `json:"per_hour"`      // 0 when unlimited
 	PerDay        float64 `json:"per_day"`

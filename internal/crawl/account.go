@@ -7,7 +7,6 @@ import (
 
 	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/claim"
-	"github.com/spider-mirror/spider/internal/hostgate"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
 )
@@ -149,9 +148,10 @@ func (r *run) counted(c *list.Cycle) {
 }
 
 // budget is host's budget as this spider sees it: its delay, raised by
-// the host's Crawl-delay as this process or another spider read it.
+// the host's Crawl-delay as this process or another spider read it (the
+// run's gate: LIST.hosts.d, or the database's table for a list there).
 func (e *Engine) budget(host string, now time.Time) account.Budget {
-	crawlDelay := hostgate.CrawlDelay(e.list.StatePath()+".hosts.d", host, now)
+	crawlDelay := e.polite.sharedCrawlDelay(host, now)
 	e.polite.mu.Lock()
 	crawlDelay = max(crawlDelay, e.polite.crawl[host])
 	e.polite.mu.Unlock()

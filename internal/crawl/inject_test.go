@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/hostgate"
 	"github.com/spider-mirror/spider/internal/meta"
 )
@@ -57,17 +58,25 @@ func TestInjectedHistoryAndGate(t *testing.T) {
 	}
 }
 
-// The account reads a host's published Crawl-delay from the gate the run
-// paces by, injected or not.
-func TestSharedCrawlDelayFromGate(t *testing.T) {
+// gateWithCrawlDelay returns a gate, closed when the test ends, where a
+// spider published host's Crawl-delay d.
+func gateWithCrawlDelay(t *testing.T, host string, d time.Duration) *hostgate.Gate {
+	t.Helper()
 	hg, err := hostgate.Open(t.TempDir(), hostgate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hg.Close() })
-	if err := hg.SetCrawlDelay("h:80", 2*time.Second); err != nil {
+	if err := hg.SetCrawlDelay(host, d); err != nil {
 		t.Fatal(err)
 	}
+	return hg
+}
+
+// The account reads a host's published Crawl-delay from the gate the run
+// paces by, injected or not.
+func TestSharedCrawlDelayFromGate(t *testing.T) {
+	hg := gateWithCrawlDelay(t, "h:80", 2*time.Second)
 	p := newPoliteness(Config{Gate: hg}, filepath.Join(t.TempDir(), "spider.list"))
 	defer p.close()
 	if d := p.sharedCrawlDelay("h:80", time.Now()); d != 2*time.Second {
@@ -75,5 +84,21 @@ func TestSharedCrawlDelayFromGate(t *testing.T) {
 	}
 	if d := newPoliteness(Config{}, "").sharedCrawlDelay("h:80", time.Now()); d != 0 {
 		t.Errorf("no gate: Crawl-delay %v, want 0", d)
+	}
+}
+
+// A host's budget in the account takes the Crawl-delay another spider
+// published through the run's gate, an injected one (a list in
+// PostgreSQL) included, and nothing from beside the list.
+func TestBudgetReadsTheRunsGate(t *testing.T) {
+	v := newEnv(t)
+	hg := gateWithCrawlDelay(t, "h:80", 3*time.Second)
+	e := New(Config{Gate: hg, Delay: time.Second}, v.list, v.m, fetch.New(fetch.Options{Timeout: time.Second}))
+	defer e.polite.close()
+	if b := e.budget("h:80", time.Now()); b.CrawlDelaySec != 3 || b.DelaySec != 3 {
+		t.Errorf("budget %+v, want the gate's Crawl-delay of 3s binding", b)
+	}
+	if b := e.budget("other:80", time.Now()); b.CrawlDelaySec != 0 || b.DelaySec != 1 {
+		t.Errorf("budget of a host without a Crawl-delay %+v, want the spider's 1s", b)
 	}
 }
