@@ -545,12 +545,14 @@ func pgStorm(t *testing.T, dir string) *stormStore {
 		check: func(t *testing.T, when string) {
 			t.Helper()
 			// A session ends on the server shortly after its process
-			// closed it or died: wait for the server to show it.
-			var held []string
-			eventually(t, 30*time.Second, when+": every advisory lock of the list released", func() bool {
-				held = pgHeldLocks(t, schema)
-				return len(held) == 0
-			})
+			// closed it or died: poll until the server shows it.
+			held := pgHeldLocks(t, schema)
+			for end := time.Now().Add(30 * time.Second); len(held) > 0 && time.Now().Before(end); held = pgHeldLocks(t, schema) {
+				time.Sleep(20 * time.Millisecond) // polling the server's view, as eventually does
+			}
+			for _, h := range held {
+				t.Errorf("%s: advisory lock %s still held 30s after every spider exited", when, h)
+			}
 			sts, err := s.Statuses(ctx)
 			if err != nil {
 				t.Fatalf("%s: statuses: %v", when, err)
