@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -15,7 +17,10 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/spider-mirror/spider/internal/pglist"
+	"github.com/spider-mirror/spider/internal/pgtest"
 	"github.com/spider-mirror/spider/internal/sitetest"
 	"github.com/spider-mirror/spider/list"
 )
@@ -36,62 +41,106 @@ type stormStats struct {
 }
 
 // TestKillStorm runs fast and slow spiders on one list and one mirror while
-// a driver SIGKILLs a random one every 50-500 ms and restarts it at once.
-// Afterwards the list must parse with every URL once, hold no claim after
-// one more pass, have no journal or temp file left, and name only files the
-// mirror has; the temp files killed mirror writers leave must be unlocked,
+// a driver SIGKILLs a random one every 50-500 ms and restarts it at once,
+// on a list file and on a list in PostgreSQL (one driver, one set of
+// invariants; see stormStore for which apply to which store). Afterwards
+// every URL is in the list once, every page of the site is there with its
+// copy in the mirror, no claim is held after one more pass, and no mirror
+// temp file is left: the ones killed mirror writers leave must be unlocked,
 // and removed by the next spider once they are a minute old.
 //
-// SPIDER_STORM_KILLS sets the number of kills (default 300, 60 with
-// -short), SPIDER_STORM_SEED the random seed (logged). scripts/kill-storm
-// runs a long storm.
+// SPIDER_STORM_KILLS sets the number of kills per store (default 150, 40
+// with -short), SPIDER_STORM_PROCS the number of spiders (default 4, half
+// fast, half slow), SPIDER_STORM_SEED the random seed (logged).
+// scripts/kill-storm runs a long storm.
 func TestKillStorm(t *testing.T) {
-	target := 300
+	for _, name := range []string{"file", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			var store *stormStore
+			if name == "file" {
+				store = fileStorm(t, dir)
+			} else {
+				store = pgStorm(t, dir)
+			}
+			killStorm(t, dir, store)
+		})
+	}
+}
+
+// stormConfig is the size of a storm, from the environment.
+type stormConfig struct {
+	kills, procs int
+	seed         uint64
+	budget       time.Duration // for the whole storm and the checks after it
+}
+
+func stormConfigOf(t *testing.T) stormConfig {
+	t.Helper()
+	c := stormConfig{kills: 150, procs: 4, seed: uint64(time.Now().UnixNano())}
 	if testing.Short() {
-		target = 60
+		c.kills = 40
 	}
-	if s := os.Getenv("SPIDER_STORM_KILLS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("SPIDER_STORM_KILLS=%q: want a positive number", s)
+	for _, v := range []struct {
+		env string
+		n   *int
+	}{{"SPIDER_STORM_KILLS", &c.kills}, {"SPIDER_STORM_PROCS", &c.procs}} {
+		if s := os.Getenv(v.env); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || v.n == &c.procs && n < 2 {
+				t.Fatalf("%s=%q: want a positive number (at least 2 spiders)", v.env, s)
+			}
+			*v.n = n
 		}
-		target = n
 	}
-	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SPIDER_STORM_SEED"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			t.Fatalf("SPIDER_STORM_SEED=%q: %v", s, err)
 		}
-		seed = n
+		c.seed = n
 	}
 	// 300 kills take about 300 × 275 ms ≈ 83 s of pauses; the rest is slack
-	// for the race detector and the passes after the storm.
-	budget := 4 * time.Minute
-	if target > 300 {
-		budget = time.Duration(target) * budget / 300
+	// for the race detector, the restarts and the passes after the storm.
+	c.budget = 4 * time.Minute
+	if c.kills > 300 {
+		c.budget = time.Duration(c.kills) * c.budget / 300
 	}
-	t.Logf("seed %d (rerun with SPIDER_STORM_SEED=%d), %d kills, time budget %v", seed, seed, target, budget)
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	return c
+}
+
+// stormSlots returns the spiders of a storm of n: the first half (rounded
+// up) fast, the rest slow, each with the store's arguments.
+func stormSlots(n int, base string, storeArgs []string) []*stormSlot {
+	common := append([]string{"--start", base + "/", "--delay", "0", "--concurrency", "2", "-v"}, storeArgs...)
+	slots := make([]*stormSlot, n)
+	for i := range slots {
+		s := &stormSlot{}
+		if i < (n+1)/2 {
+			s.id = "fast" + strconv.Itoa(i+1)
+			s.args = []string{"--profile", "fast", "--spider-id", s.id, "--window", "2s", "--max-level", "2", "--batch", "2"}
+		} else {
+			s.id = "slow" + strconv.Itoa(i-(n+1)/2+1)
+			s.args = []string{"--profile", "slow", "--spider-id", s.id, "--window", "4s", "--batch", "4"}
+		}
+		s.args = append(s.args, common...)
+		slots[i] = s
+	}
+	return slots
+}
+
+// killStorm runs the storm on store, stops its spiders gracefully, then
+// checks the list and the mirror.
+func killStorm(t *testing.T, dir string, store *stormStore) {
+	c := stormConfigOf(t)
+	t.Logf("%s: seed %d (rerun with SPIDER_STORM_SEED=%d), %d kills over %d spiders, time budget %v",
+		store.name, c.seed, c.seed, c.kills, c.procs, c.budget)
+	rng := rand.New(rand.NewPCG(c.seed, c.seed^0x9e3779b97f4a7c15))
 	begin := time.Now()
-	deadline := begin.Add(budget)
+	deadline := begin.Add(c.budget)
 
 	site, base := newSite(t, sitetest.Options{Topics: 60, Latency: 5 * time.Millisecond})
-	dir := t.TempDir()
-	listPath, mirrorDir := filepath.Join(dir, "spider.list"), filepath.Join(dir, "mirror")
-	common := []string{"--start", base + "/", "--delay", "0", "--concurrency", "2", "-v"}
-	fastArgs := func(id string) []string {
-		return append([]string{"--profile", "fast", "--spider-id", id, "--window", "2s", "--max-level", "2", "--batch", "2"}, common...)
-	}
-	slowArgs := func(id string) []string {
-		return append([]string{"--profile", "slow", "--spider-id", id, "--window", "4s", "--batch", "4"}, common...)
-	}
-	slots := []*stormSlot{
-		{id: "fast1", args: fastArgs("fast1")},
-		{id: "fast2", args: fastArgs("fast2")},
-		{id: "slow1", args: slowArgs("slow1")},
-		{id: "slow2", args: slowArgs("slow2")},
-	}
+	slots := stormSlots(c.procs, base, store.args)
 	var st stormStats
 	for _, s := range slots {
 		s.p = startSpider(t, dir, s.args...)
@@ -99,48 +148,17 @@ func TestKillStorm(t *testing.T) {
 	// The storm starts once every spider runs: each has published a status
 	// from its own process.
 	for _, s := range slots {
-		waitStormSpider(t, &st, dir, listPath, s, deadline)
+		waitStormSpider(t, &st, dir, store, s, deadline)
 	}
-
 	stormStart := time.Now()
-	for st.kills < target {
-		if time.Now().After(deadline) {
-			t.Fatalf("storm not done after %v: %d of %d kills, %d restarts", budget, st.kills, target, st.restarts)
-		}
-		time.Sleep(time.Duration(50+rng.IntN(451)) * time.Millisecond) // pacing, not synchronisation
-		for _, s := range slots {
-			reapStormSlot(t, &st, dir, s)
-		}
-		s := slots[rng.IntN(len(slots))]
-		if err := s.p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			t.Fatalf("kill %s: %v", s.id, err)
-		}
-		tk := time.Now()
-		select {
-		case <-s.p.done: // reaped: no zombie
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s (pid %d) still there 10s after SIGKILL", s.id, s.p.cmd.Process.Pid)
-		}
-		st.maxReap = max(st.maxReap, time.Since(tk))
-		if killedBy(s.p, syscall.SIGKILL) {
-			st.kills++
-			stormProbeDamage(t, &st, listPath)
-			s.p = startSpider(t, dir, s.args...)
-			st.restarts++
-		} else {
-			reapStormSlot(t, &st, dir, s) // it had exited on its own
-		}
-		if st.kills%25 == 0 {
-			checkOnce(t, readList(t, listPath)) // the list parses mid-storm
-		}
-	}
+	stormDrive(t, &st, dir, store, slots, c, rng, deadline)
 	stormTook := time.Since(stormStart)
 
 	// Stop every spider gracefully. SIGTERM is only safe once a process has
 	// set up its signal handling, which it has done once it published its
 	// status.
 	for _, s := range slots {
-		waitStormSpider(t, &st, dir, listPath, s, deadline)
+		waitStormSpider(t, &st, dir, store, s, deadline)
 	}
 	for _, s := range slots {
 		sendSignal(t, s.p, syscall.SIGTERM)
@@ -157,33 +175,98 @@ func TestKillStorm(t *testing.T) {
 			cancelled++ // the client went away mid-fetch: a kill landed during a fetch
 		}
 	}
-	afterStorm := readList(t, listPath)
+	afterStorm := store.read()
 	stormClaims := 0
 	for _, e := range afterStorm {
 		if e.Spider != "" {
 			stormClaims++
 		}
 	}
+	es, temps, ranFinal2 := stormAfter(t, dir, store, site, base)
 
+	wall := time.Since(begin)
+	t.Logf("storm: %d kills, %d restarts, %d 'already running' exits, %d unexpected exits, longest SIGKILL-to-reaped %v; storm %v, test %v",
+		st.kills, st.restarts, st.already, st.unexpected, st.maxReap.Round(time.Millisecond), stormTook.Round(time.Millisecond), wall.Round(time.Millisecond))
+	if store.probe != nil {
+		t.Logf("kills that left the list mid-pass: %d with a journal to replay, %d with a torn last line", st.journals, st.torn)
+	}
+	states := map[string]int{}
+	for _, e := range es {
+		states[e.State.String()]++
+	}
+	t.Logf("site: %d requests, %d abandoned mid-fetch (503); after the storm %d lines, %d still claimed; final list %d lines %v (site has %d pages), final2 needed: %v",
+		len(requests), cancelled, len(afterStorm), stormClaims, len(es), states, len(site.Paths()), ranFinal2)
+	t.Logf("left by killed writers: %d mirror temp files (all removed once aged)%s", temps, store.leftovers())
+	if wall > c.budget {
+		t.Errorf("test took %v, over its budget of %v", wall, c.budget)
+	}
+}
+
+// stormDrive SIGKILLs a random spider every 50-500 ms and restarts it at
+// once, until c.kills kills.
+func stormDrive(t *testing.T, st *stormStats, dir string, store *stormStore, slots []*stormSlot, c stormConfig, rng *rand.Rand, deadline time.Time) {
+	t.Helper()
+	for st.kills < c.kills {
+		if time.Now().After(deadline) {
+			t.Fatalf("storm not done after %v: %d of %d kills, %d restarts", c.budget, st.kills, c.kills, st.restarts)
+		}
+		time.Sleep(time.Duration(50+rng.IntN(451)) * time.Millisecond) // pacing, not synchronisation
+		for _, s := range slots {
+			reapStormSlot(t, st, dir, s)
+		}
+		s := slots[rng.IntN(len(slots))]
+		if err := s.p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatalf("kill %s: %v", s.id, err)
+		}
+		tk := time.Now()
+		select {
+		case <-s.p.done: // reaped: no zombie
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s (pid %d) still there 10s after SIGKILL", s.id, s.p.cmd.Process.Pid)
+		}
+		st.maxReap = max(st.maxReap, time.Since(tk))
+		if killedBy(s.p, syscall.SIGKILL) {
+			st.kills++
+			if store.probe != nil {
+				store.probe(t, st)
+			}
+			s.p = startSpider(t, dir, s.args...)
+			st.restarts++
+		} else {
+			reapStormSlot(t, st, dir, s) // it had exited on its own
+		}
+		if st.kills%25 == 0 {
+			checkOnce(t, store.read()) // the list reads, every URL once, mid-storm
+		}
+	}
+}
+
+// stormAfter runs, with every storm spider stopped, one more pass of
+// another spider (and, if the storm left pages uncrawled, one until idle),
+// checking the list after each; then ages the mirror temp files killed
+// writers left, which must be unlocked, and checks that the next spider
+// removes them all. It returns the final list, the number of temp files
+// and whether the pass until idle ran.
+func stormAfter(t *testing.T, dir string, store *stormStore, site *sitetest.Site, base string) ([]list.Entry, int, bool) {
+	t.Helper()
 	// One more pass of another spider takes back whatever the killed
 	// spiders left claimed.
-	final := []string{"--profile", "fast", "--spider-id", "final", "--cycles", "1", "--start", base + "/", "--delay", "0", "--concurrency", "2"}
+	final := append([]string{"--profile", "fast", "--spider-id", "final", "--cycles", "1", "--start", base + "/", "--delay", "0", "--concurrency", "2"}, store.args...)
 	if code, out := spiderRun(t, dir, 60*time.Second, final...); code != 0 {
 		t.Fatalf("final pass exited %d:\n%s", code, out)
 	}
-	es := checkStormList(t, listPath, "after the final pass")
+	es := checkStormList(t, store, "after the final pass")
 	missing := stormMissingPages(site, base, es)
-	ranFinal2 := false
-	if len(missing) > 0 {
+	ranFinal2 := len(missing) > 0
+	if ranFinal2 {
 		// The storm left too little time to crawl everything: finish it.
 		t.Logf("after the storm and the final pass, %d of %d pages missing or without a copy (e.g. %s); running final2 --until-idle",
 			len(missing), len(site.Paths()), missing[0])
-		ranFinal2 = true
-		final2 := []string{"--profile", "slow", "--spider-id", "final2", "--until-idle", "--start", base + "/", "--delay", "0", "--concurrency", "2"}
+		final2 := append([]string{"--profile", "slow", "--spider-id", "final2", "--until-idle", "--start", base + "/", "--delay", "0", "--concurrency", "2"}, store.args...)
 		if code, out := spiderRun(t, dir, 120*time.Second, final2...); code != 0 {
 			t.Fatalf("final2 --until-idle exited %d:\n%s", code, out)
 		}
-		es = checkStormList(t, listPath, "after final2")
+		es = checkStormList(t, store, "after final2")
 		for _, p := range stormMissingPages(site, base, es) {
 			t.Errorf("page %s not in the list with a copy after final2 --until-idle", p)
 		}
@@ -192,6 +275,7 @@ func TestKillStorm(t *testing.T) {
 	// Temp files killed mirror writers left: every process is dead, so none
 	// may still be locked. Aged past the minute, the next spider's Open
 	// removes them all.
+	mirrorDir := filepath.Join(dir, "mirror")
 	temps := mirrorTempFiles(t, mirrorDir)
 	for _, tmp := range temps {
 		if locked, err := flockHeld(tmp); err != nil {
@@ -210,43 +294,18 @@ func TestKillStorm(t *testing.T) {
 	for _, tmp := range mirrorTempFiles(t, mirrorDir) {
 		t.Errorf("mirror temp file older than a minute and unlocked, not removed by the next spider: %s", tmp)
 	}
-	es = checkStormList(t, listPath, "after the cleanup pass")
+	es = checkStormList(t, store, "after the cleanup pass")
 	checkMirror(t, mirrorDir, es)
-
-	statusTemps, _ := filepath.Glob(listPath + ".spider-*.json.tmp-*")
-	states := map[string]int{}
-	for _, e := range es {
-		states[e.State.String()]++
-	}
-	wall := time.Since(begin)
-	t.Logf("storm: %d kills, %d restarts, %d 'already running' exits, %d unexpected exits, longest SIGKILL-to-reaped %v; storm %v, test %v",
-		st.kills, st.restarts, st.already, st.unexpected, st.maxReap.Round(time.Millisecond), stormTook.Round(time.Millisecond), wall.Round(time.Millisecond))
-	t.Logf("kills that left the list mid-pass: %d with a journal to replay, %d with a torn last line", st.journals, st.torn)
-	t.Logf("site: %d requests, %d abandoned mid-fetch (503); after the storm %d lines, %d still claimed; final list %d lines %v (site has %d pages), final2 needed: %v",
-		len(requests), cancelled, len(afterStorm), stormClaims, len(es), states, len(site.Paths()), ranFinal2)
-	t.Logf("left by killed writers: %d mirror temp files (all removed once aged), %d status temp files (%s.spider-*.json.tmp-*)",
-		len(temps), len(statusTemps), filepath.Base(listPath))
-	if wall > budget {
-		t.Errorf("test took %v, over its budget of %v", wall, budget)
-	}
+	return es, len(temps), ranFinal2
 }
 
-// checkStormList checks the list and its side files after a pass with no
-// spider running: no journal left to replay, no temp file of the list, the
-// list parses, every URL once, no line claimed. It returns the entries.
-func checkStormList(t *testing.T, listPath, when string) []list.Entry {
+// checkStormList checks the list after a pass with no spider running:
+// what only the store has (its check), then that the list reads with
+// every URL once and no line claimed. It returns the entries.
+func checkStormList(t *testing.T, store *stormStore, when string) []list.Entry {
 	t.Helper()
-	// Before readList: a reader replays a journal it finds.
-	if fi, err := os.Stat(listPath + ".journal"); err == nil && fi.Size() > 0 {
-		t.Errorf("%s: journal %s not empty (%d bytes)", when, listPath+".journal", fi.Size())
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: %v", when, err)
-	}
-	tmps, _ := filepath.Glob(listPath + ".tmp-*")
-	for _, tmp := range tmps {
-		t.Errorf("%s: temp file of the list left: %s", when, tmp)
-	}
-	es := readList(t, listPath)
+	store.check(t, when) // before reading: a file reader replays a journal it finds
+	es := store.read()
 	checkOnce(t, es)
 	for _, e := range es {
 		if e.Spider != "" {
@@ -300,12 +359,11 @@ func reapStormSlot(t *testing.T, st *stormStats, dir string, s *stormSlot) {
 // waitStormSpider waits until the slot's current process has published its
 // status (so it runs and handles signals), restarting it as reapStormSlot
 // does.
-func waitStormSpider(t *testing.T, st *stormStats, dir, listPath string, s *stormSlot, deadline time.Time) {
+func waitStormSpider(t *testing.T, st *stormStats, dir string, store *stormStore, s *stormSlot, deadline time.Time) {
 	t.Helper()
 	eventually(t, max(time.Until(deadline), 30*time.Second), s.id+" publishing its status", func() bool {
 		reapStormSlot(t, st, dir, s)
-		ss, err := readSpiderStatus(listPath, s.id)
-		return err == nil && ss.PID == s.p.cmd.Process.Pid
+		return store.running(t, s.id, s.p.cmd.Process.Pid)
 	})
 }
 
@@ -400,4 +458,137 @@ func clipOutput(s string) string {
 		return s
 	}
 	return "…" + s[len(s)-keep:]
+}
+
+// stormStore is the list a storm runs on: the arguments that point its
+// spiders at it, how the test reads it, and the invariants only it has.
+// Both stores: every URL once (mid-storm too), every page with a copy in
+// the mirror, no claim after one more pass, no mirror temp file left.
+// File only: no journal left to replay and no temp file of the list after
+// a pass, the journals and torn last lines kills leave counted (probe).
+// PostgreSQL only: no advisory lock of the list's spiders (or host gates)
+// still held, and no spider shown running, once every process exited.
+type stormStore struct {
+	name    string
+	args    []string
+	read    func() []list.Entry
+	running func(t *testing.T, id string, pid int) bool // the spider's process published its status
+	probe   func(t *testing.T, st *stormStats)          // right after a kill; nil if none
+	check   func(t *testing.T, when string)             // with no spider running
+	// leftovers describes what killed processes may leave behind that no
+	// spider removes, for the log.
+	leftovers func() string
+}
+
+// fileStorm is the list file spider.list in dir, every spider's default.
+func fileStorm(t *testing.T, dir string) *stormStore {
+	listPath := filepath.Join(dir, "spider.list")
+	return &stormStore{
+		name: "file",
+		read: func() []list.Entry { return readList(t, listPath) },
+		running: func(t *testing.T, id string, pid int) bool {
+			ss, err := readSpiderStatus(listPath, id)
+			return err == nil && ss.PID == pid
+		},
+		probe: func(t *testing.T, st *stormStats) { stormProbeDamage(t, st, listPath) },
+		check: func(t *testing.T, when string) {
+			t.Helper()
+			if fi, err := os.Stat(listPath + ".journal"); err == nil && fi.Size() > 0 {
+				t.Errorf("%s: journal %s not empty (%d bytes)", when, listPath+".journal", fi.Size())
+			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: %v", when, err)
+			}
+			tmps, _ := filepath.Glob(listPath + ".tmp-*")
+			for _, tmp := range tmps {
+				t.Errorf("%s: temp file of the list left: %s", when, tmp)
+			}
+		},
+		leftovers: func() string {
+			statusTemps, _ := filepath.Glob(listPath + ".spider-*.json.tmp-*")
+			return fmt.Sprintf(", %d status temp files (%s.spider-*.json.tmp-*)", len(statusTemps), filepath.Base(listPath))
+		},
+	}
+}
+
+// pgStorm is a list in a schema of the test's own on the test server,
+// named in a config file in dir.
+func pgStorm(t *testing.T, dir string) *stormStore {
+	conf, schema := pgConfig(t, dir, "")
+	ctx := context.Background()
+	s, err := pglist.Open(ctx, pgtest.DSN(t), pglist.Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return &stormStore{
+		name: "postgres",
+		args: []string{"--config", conf},
+		read: func() []list.Entry {
+			var es []list.Entry
+			if err := s.Scan(ctx, func(e *list.Entry) error { es = append(es, e.Clone()); return nil }); err != nil {
+				t.Fatalf("scan the list: %v", err)
+			}
+			return es
+		},
+		running: func(t *testing.T, id string, pid int) bool {
+			sts, err := s.Statuses(ctx)
+			if err != nil {
+				t.Fatalf("statuses: %v", err)
+			}
+			for _, st := range sts {
+				if st.Spider == id {
+					return st.PID == pid && st.Running
+				}
+			}
+			return false
+		},
+		check: func(t *testing.T, when string) {
+			t.Helper()
+			// A session ends on the server shortly after its process
+			// closed it or died: poll until the server shows it.
+			held := pgHeldLocks(t, schema)
+			for end := time.Now().Add(30 * time.Second); len(held) > 0 && time.Now().Before(end); held = pgHeldLocks(t, schema) {
+				time.Sleep(20 * time.Millisecond) // polling the server's view, as eventually does
+			}
+			for _, h := range held {
+				t.Errorf("%s: advisory lock %s still held 30s after every spider exited", when, h)
+			}
+			sts, err := s.Statuses(ctx)
+			if err != nil {
+				t.Fatalf("%s: statuses: %v", when, err)
+			}
+			for _, st := range sts {
+				if st.Running {
+					t.Errorf("%s: spider %s (pid %d) shown running, but no spider runs", when, st.Spider, st.PID)
+				}
+			}
+		},
+		leftovers: func() string { return "" },
+	}
+}
+
+// pgHeldLocks returns the advisory locks granted on the test server under
+// schema's oid, the high half of the keys its spiders and host gates lock
+// (see go doc internal/pglist), as "key by backend pid".
+func pgHeldLocks(t *testing.T, schema string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT (l.classid::bigint << 32 | l.objid::bigint)::text || ' by backend ' || l.pid
+		FROM pg_locks l
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+			AND l.classid = (SELECT oid FROM pg_namespace WHERE nspname = $1)
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`, schema)
+	if err != nil {
+		t.Fatalf("read pg_locks: %v", err)
+	}
+	held, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("read pg_locks: %v", err)
+	}
+	return held
 }

@@ -111,7 +111,10 @@ func (l *SpiderLock) session(ctx context.Context) (int64, error) {
 }
 
 // Unlock ends the spider's session: its remaining claims become
-// reclaimable at once.
+// reclaimable at once. The lock is released explicitly before the
+// session is closed: the server ends a closed session, and drops its
+// locks, only some time after the client hung up, and a spider of the
+// same id started meanwhile would be refused as already running.
 func (l *SpiderLock) Unlock() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -119,7 +122,11 @@ func (l *SpiderLock) Unlock() error {
 	if l.conn == nil {
 		return nil
 	}
-	err := l.conn.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// A lost session has dropped the lock already: closing is all.
+	_, _ = l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, l.key)
+	err := l.conn.Close(ctx)
 	l.conn = nil
 	return err
 }

@@ -297,3 +297,35 @@ func TestPreferredLinesClaimedFirst(t *testing.T) {
 		}
 	}
 }
+
+// A spider's lock is released when Unlock returns, not when the server
+// gets round to ending the session: a spider of the same id started right
+// after a graceful exit (a timer's next run, on another host too) takes
+// it, and the spider is no longer shown running. Bounded rounds; the
+// release used to lag the closed connection.
+func TestUnlockReleasesAtOnce(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	s, other := openTest(t, dsn, schema), openTest(t, dsn, schema)
+	ctx := context.Background()
+	for round := range 50 {
+		l := lock(t, s, "a")
+		if err := l.Unlock(); err != nil {
+			t.Fatal(err)
+		}
+		l2, err := other.LockSpider(ctx, "a")
+		if err != nil {
+			t.Fatalf("round %d: lock a right after its Unlock: %v", round, err)
+		}
+		if err := l2.Unlock(); err != nil {
+			t.Fatal(err)
+		}
+		sts, err := s.Statuses(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sts) != 1 || sts[0].Running {
+			t.Fatalf("round %d: statuses right after Unlock: %+v", round, sts)
+		}
+	}
+}
