@@ -26,6 +26,7 @@ import (
 type options struct {
 	path, dsn, schema              string
 	lines, passes, adds, batch     int
+	warmup                         int
 	spiders                        int
 	spiderFor                      time.Duration
 	keep, compact                  bool
@@ -40,6 +41,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the PostgreSQL schema (a later run with -schema reuses its lines)")
 	flag.IntVar(&o.lines, "lines", 5_000_000, "lines to generate")
 	flag.IntVar(&o.passes, "passes", 5, "passes to run (with -spiders: the most each spider runs)")
+	flag.IntVar(&o.warmup, "warmup", 0, "passes to run before the measured ones, summarized apart (all but the first)")
 	flag.IntVar(&o.adds, "adds", 1000, "links appended per pass (half of them already listed)")
 	flag.IntVar(&o.batch, "batch", 1000, "lines claimed (and recorded at the next pass) per pass")
 	flag.IntVar(&o.spiders, "spiders", 0, "with -pg: run `K` spiders passing at once, and print their total claims per second")
@@ -87,17 +89,17 @@ func runFile(ctx context.Context, o options) error {
 	defer profile(o)()
 	w := newWorkload(o.lines, o.adds, o.batch)
 	sp := &spider{id: "bench", next: newURLs(o.lines, 0)}
-	var held, f figures
-	for i := 0; i < o.passes; i++ {
-		c, d, err := w.pass(ctx, l, sp)
-		if err != nil {
-			return err
-		}
+	var held figures
+	warm, f, err := w.passes(ctx, l, sp, o.warmup, o.passes, func(i int, c *list.Cycle, _ time.Duration) {
 		s := c.Stats
-		held.add(time.Duration(s.HeldSec*float64(time.Second)), 0)
-		f.add(d, s.Claimed)
-		fmt.Printf("pass %d: lines %d, added %d, recorded %d, claimed %d, lock held %.3fs (scan %.3fs, write %.3fs, waited %.3fs), rewrote %v\n",
-			i+1, s.Lines, s.Added, s.Recorded, s.Claimed, s.HeldSec, s.ScanSec, s.WriteSec, s.WaitSec, s.Rewrote)
+		if i >= o.warmup {
+			held.add(time.Duration(s.HeldSec*float64(time.Second)), 0)
+		}
+		fmt.Printf("%s %d: lines %d, added %d, recorded %d, claimed %d, lock held %.3fs (scan %.3fs, write %.3fs, waited %.3fs), rewrote %v\n",
+			passName(i, o.warmup), i+1, s.Lines, s.Added, s.Recorded, s.Claimed, s.HeldSec, s.ScanSec, s.WriteSec, s.WaitSec, s.Rewrote)
+	})
+	if err != nil {
+		return err
 	}
 	if o.passes == 0 {
 		return nil
@@ -106,8 +108,19 @@ func runFile(ctx context.Context, o options) error {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	fmt.Printf("list %s: %d bytes; median lock hold %.3fs over %d passes; peak RSS %d MB\n",
 		o.path, fi.Size(), held.median().Seconds(), len(held.lat), ru.Maxrss/1024)
+	if len(warm.lat) > 0 {
+		fmt.Println(warm.summary("file warm-up", o.batch))
+	}
 	fmt.Println(f.summary("file", o.batch))
 	return nil
+}
+
+// passName names pass i: a warm-up pass or a measured one.
+func passName(i, warmup int) string {
+	if i < warmup {
+		return "warm-up pass"
+	}
+	return "pass"
 }
 
 // newURLs returns the first number of the new URLs spider k of this run

@@ -39,7 +39,7 @@ func runPG(ctx context.Context, o options) (err error) {
 	}
 	w := newWorkload(o.lines, o.adds, o.batch)
 	if o.passes > 0 && o.spiders == 0 {
-		if err := onePG(ctx, s, w, o.passes); err != nil {
+		if err := onePG(ctx, s, w, o); err != nil {
 			return err
 		}
 	}
@@ -72,27 +72,28 @@ func load(ctx context.Context, s *pglist.Store, n int) error {
 	return nil
 }
 
-// onePG runs the passes of one spider and prints each and their summary.
-func onePG(ctx context.Context, s *pglist.Store, w workload, passes int) error {
+// onePG runs the passes of one spider (o.warmup, then o.passes) and
+// prints each and their summaries.
+func onePG(ctx context.Context, s *pglist.Store, w workload, o options) error {
 	sp := &spider{id: "bench", next: newURLs(w.lines, 0)}
 	lock, err := s.LockSpider(ctx, sp.id)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	var f figures
-	for i := 0; i < passes; i++ {
-		c, d, err := w.pass(ctx, s, sp)
-		if err != nil {
-			return err
-		}
+	warm, f, err := w.passes(ctx, s, sp, o.warmup, o.passes, func(i int, c *list.Cycle, d time.Duration) {
 		st := c.Stats
-		f.add(d, st.Claimed)
-		fmt.Printf("pass %d: lines %d, added %d, recorded %d, claimed %d, latency %.4fs (transaction %.4fs, waited %.4fs)\n",
-			i+1, st.Lines, st.Added, st.Recorded, st.Claimed, d.Seconds(), st.HeldSec, st.WaitSec)
+		fmt.Printf("%s %d: lines %d, added %d, recorded %d, claimed %d, latency %.4fs (transaction %.4fs, waited %.4fs)\n",
+			passName(i, o.warmup), i+1, st.Lines, st.Added, st.Recorded, st.Claimed, d.Seconds(), st.HeldSec, st.WaitSec)
+	})
+	if err != nil {
+		return err
 	}
 	if sz, err := s.Sizes(ctx); err == nil {
 		fmt.Printf("schema %s: list tables %d MB\n", s.Schema(), sz.Lines>>20)
+	}
+	if len(warm.lat) > 0 {
+		fmt.Println(warm.summary("postgres warm-up", w.batch))
 	}
 	fmt.Println(f.summary("postgres", w.batch))
 	return nil
@@ -100,10 +101,10 @@ func onePG(ctx context.Context, s *pglist.Store, w workload, passes int) error {
 
 // manyPG runs o.spiders spiders passing at once, each with a Store (its
 // own connections and session) of its own, as spiders in processes of
-// their own would: each runs at most o.passes passes, for at most
-// o.spiderFor. The Stores are opened before and closed after all passes,
-// so that no spider takes back the claims of one done early. It prints
-// their total claims per second.
+// their own would. They run o.warmup passes each, then, measured, at most
+// o.passes each for at most o.spiderFor. The Stores are opened before and
+// closed after all passes, so that no spider takes back the claims of one
+// done early. It prints their total claims per second.
 func manyPG(ctx context.Context, o options, w workload) error {
 	stores := make([]*pglist.Store, o.spiders)
 	defer func() {
@@ -113,46 +114,55 @@ func manyPG(ctx context.Context, o options, w workload) error {
 			}
 		}
 	}()
+	sps := make([]*spider, o.spiders)
 	for k := range stores {
 		s, err := pglist.Open(ctx, o.dsn, pglist.Options{Schema: o.schema})
 		if err != nil {
 			return err
 		}
 		stores[k] = s
-		if _, err := s.LockSpider(ctx, spiderID(k)); err != nil {
+		sps[k] = &spider{id: fmt.Sprintf("bench-%d", k), next: newURLs(w.lines, k+1)}
+		if _, err := s.LockSpider(ctx, sps[k].id); err != nil {
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.spiderFor)
+	if _, _, err := round(ctx, stores, sps, w, o.warmup); err != nil {
+		return err
+	}
+	timed, cancel := context.WithTimeout(ctx, o.spiderFor)
 	defer cancel()
-	figs := make([]figures, o.spiders)
-	errs := make([]error, o.spiders)
+	all, elapsed, err := round(timed, stores, sps, w, o.passes)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("spiders %d: %d passes in %.1fs, median pass latency %.4fs, %d claimed, %d short batches, total %.0f claims/s\n",
+		o.spiders, len(all.lat), elapsed.Seconds(), all.median().Seconds(), all.claimed, all.short, float64(all.claimed)/elapsed.Seconds())
+	return nil
+}
+
+// round has spider k pass on stores[k], all at once, until each ran
+// passes passes or ctx ends; it returns their figures together and how
+// long the round took.
+func round(ctx context.Context, stores []*pglist.Store, sps []*spider, w workload, passes int) (figures, time.Duration, error) {
+	figs := make([]figures, len(sps))
+	errs := make([]error, len(sps))
 	var wg sync.WaitGroup
 	start := time.Now()
 	for k, s := range stores {
-		// Spider k's goroutine, owned by manyPG, ends when its passes
-		// are done, the time is up (ctx) or a pass fails; manyPG waits.
-		wg.Go(func() {
-			sp := &spider{id: spiderID(k), next: newURLs(w.lines, k+1)}
-			errs[k] = passPG(ctx, s, w, sp, o.passes, &figs[k])
-		})
+		// Spider k's goroutine, owned by round, ends when its passes are
+		// done, ctx ends or a pass fails; round waits for it.
+		wg.Go(func() { errs[k] = passPG(ctx, s, w, sps[k], passes, &figs[k]) })
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	var all figures
-	for k := range figs {
-		all.lat = append(all.lat, figs[k].lat...)
-		all.claimed += figs[k].claimed
+	for _, f := range figs {
+		all.lat = append(all.lat, f.lat...)
+		all.claimed += f.claimed
+		all.short += f.short
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	fmt.Printf("spiders %d: %d passes in %.1fs, median pass latency %.4fs, %d claimed, total %.0f claims/s\n",
-		o.spiders, len(all.lat), elapsed.Seconds(), all.median().Seconds(), all.claimed, float64(all.claimed)/elapsed.Seconds())
-	return nil
+	return all, elapsed, errors.Join(errs...)
 }
-
-func spiderID(k int) string { return fmt.Sprintf("bench-%d", k) }
 
 // passPG runs the spider's passes until they are done or ctx ends, which
 // is not an error.
@@ -166,6 +176,9 @@ func passPG(ctx context.Context, s *pglist.Store, w workload, sp *spider, passes
 			return fmt.Errorf("spider %s: %w", sp.id, err)
 		}
 		f.add(d, c.Stats.Claimed)
+		if c.Stats.Claimed < w.batch {
+			f.short++
+		}
 	}
 	return nil
 }

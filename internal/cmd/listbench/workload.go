@@ -98,10 +98,32 @@ func (w workload) pass(ctx context.Context, r runner, sp *spider) (*list.Cycle, 
 	return c, d, nil
 }
 
-// figures are a series of passes' latencies and claims.
+// passes runs warmup passes of sp on r, then n more, calls report after
+// each, and returns the figures of the warm-up passes after the first (the
+// first records nothing) and of the n.
+func (w workload) passes(ctx context.Context, r runner, sp *spider, warmup, n int, report func(i int, c *list.Cycle, d time.Duration)) (warm, f figures, err error) {
+	for i := range warmup + n {
+		c, d, err := w.pass(ctx, r, sp)
+		if err != nil {
+			return warm, f, err
+		}
+		switch {
+		case i >= warmup:
+			f.add(d, c.Stats.Claimed)
+		case i > 0:
+			warm.add(d, c.Stats.Claimed)
+		}
+		report(i, c, d)
+	}
+	return warm, f, nil
+}
+
+// figures are a series of passes' latencies and claims, and how many
+// passes claimed less than a batch.
 type figures struct {
 	lat     []time.Duration
 	claimed int
+	short   int
 }
 
 func (f *figures) add(d time.Duration, claimed int) {
