@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -51,9 +52,12 @@ func main() {
 	flag.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the passes to `file`")
 	flag.Parse()
 	var err error
-	if o.dsn != "" {
+	switch {
+	case o.spiders > 0 && o.dsn == "":
+		err = errors.New("-spiders needs -pg: spiders at once are measured on PostgreSQL")
+	case o.dsn != "":
 		err = runPG(context.Background(), o)
-	} else {
+	default:
 		err = runFile(context.Background(), o)
 	}
 	if err != nil {
