@@ -10,9 +10,11 @@ import (
 	"github.com/spider-mirror/spider/list"
 )
 
-// maxRounds bounds the rounds of candidate queries a claim makes when the
-// Picker vetoes so many candidates (lines of hosts in back-off) that the
-// batch is short: each round asks for 8 times as many.
+// maxRounds bounds the rounds of candidate queries a claim makes while
+// its batch is short: when the Picker vetoes many candidates (lines of
+// hosts in back-off), or when other spiders' passes are claiming the same
+// most urgent lines at once (each skips the lines another holds). Each
+// round asks for 8 times as many candidates as the last.
 const maxRounds = 3
 
 // cand is a candidate line: its entry and its place in the list.
@@ -22,7 +24,10 @@ type cand struct {
 }
 
 // claim claims the batch: the Picker's Max most urgent due lines, by its
-// Due and Less, among the candidates the profile's queries select.
+// Due and Less, among the candidates the profile's queries select. A
+// round's candidates that another pass holds are skipped; while the batch
+// is short and the queries may hold more lines, the next round looks
+// further, past the candidates already tried.
 func (p *pass) claim(ctx context.Context) error {
 	if p.pick == nil || p.pick.Max() <= 0 {
 		return nil
@@ -39,19 +44,24 @@ func (p *pass) claim(ctx context.Context) error {
 			first = []candQuery{preferredQuery(urls)}
 		}
 	}
-	var due []cand
-	for round, k := 0, max+8; round < maxRounds; round, k = round+1, k*8 {
-		var full bool
-		due, full, err = p.candidates(ctx, append(first, candQueries(sp, levels, k)...), k, max)
-		if err != nil || len(due) >= max || !full {
+	tried := map[int64]bool{}
+	var got []cand
+	for round, k := 0, max+8; round < maxRounds && len(got) < max; round, k = round+1, k*8 {
+		due, more, err := p.candidates(ctx, append(first, candQueries(sp, levels, k)...), k, max-len(got), tried)
+		if err != nil {
+			return err
+		}
+		p.c.Stats.Due += len(due)
+		took, err := p.take(ctx, due, max-len(got))
+		if err != nil {
+			return err
+		}
+		got = append(got, took...)
+		if !more {
 			break
 		}
 	}
-	if err != nil {
-		return err
-	}
-	p.c.Stats.Due = len(due)
-	return p.take(ctx, due, max)
+	return p.claimLines(ctx, got)
 }
 
 // Preferring is a Profiled picker that names lines it wants offered
@@ -80,13 +90,11 @@ func (p *pass) levels(ctx context.Context) ([]int, error) {
 }
 
 // candidates runs the queries tier by tier and returns the distinct lines
-// the Picker finds due, most urgent first. It stops after a tier that
-// brings the due lines to max; it reports full if a query of the last
-// tier it ran returned k rows while the due lines fell short of max, so
-// that more lines of that tier, more urgent than any of the next, may be
-// due.
-func (p *pass) candidates(ctx context.Context, qs []candQuery, k, max int) (due []cand, full bool, err error) {
-	seen := map[int64]bool{}
+// the Picker finds due and not tried before, most urgent first; it marks
+// them tried. It stops after a tier that brings the due lines to want. It
+// reports more if a query of the last tier it ran returned k rows: that
+// tier may hold more lines, more urgent than any of the next.
+func (p *pass) candidates(ctx context.Context, qs []candQuery, k, want int, tried map[int64]bool) (due []cand, more bool, err error) {
 	for i, q := range qs {
 		rows, err := p.tx.Query(ctx, q.sql, q.args...)
 		if err != nil {
@@ -94,8 +102,8 @@ func (p *pass) candidates(ctx context.Context, qs []candQuery, k, max int) (due 
 		}
 		var r row
 		n, err := pgx.ForEachRow(rows, r.dest(), func() error {
-			if e := r.entry(); !seen[r.id] && p.pick.Due(e) {
-				seen[r.id] = true
+			if e := r.entry(); !tried[r.id] && p.pick.Due(e) {
+				tried[r.id] = true
 				due = append(due, cand{r.id, *e})
 			}
 			return nil
@@ -103,15 +111,15 @@ func (p *pass) candidates(ctx context.Context, qs []candQuery, k, max int) (due 
 		if err != nil {
 			return nil, false, err
 		}
-		full = full || q.tier >= 0 && int(n.RowsAffected()) >= k
+		more = more || q.tier >= 0 && int(n.RowsAffected()) >= k
 		if i+1 == len(qs) || qs[i+1].tier != q.tier {
-			if len(due) >= max || full {
+			if len(due) >= want || more {
 				break
 			}
 		}
 	}
 	slices.SortFunc(due, p.order)
-	return due, full && len(due) < max, nil
+	return due, more, nil
 }
 
 // order sorts candidates by the Picker's Less, ties by list order.
@@ -125,11 +133,11 @@ func (p *pass) order(a, b cand) int {
 	return int(a.id - b.id)
 }
 
-// take claims up to max of the candidates, most urgent first. A candidate
-// another pass holds is skipped, not waited for; one that changed since
-// the candidates were read is claimed only if it is still due. Claimed
-// lines are reported as they were just before the claim.
-func (p *pass) take(ctx context.Context, due []cand, max int) error {
+// take locks up to max of the candidates, most urgent first, and returns
+// them as they are now. A candidate another pass holds is skipped, not
+// waited for; one that changed since the candidates were read is taken
+// only if it is still due.
+func (p *pass) take(ctx context.Context, due []cand, max int) ([]cand, error) {
 	var got []cand
 	for len(due) > 0 && len(got) < max {
 		n := min(max-len(got), len(due))
@@ -141,7 +149,7 @@ func (p *pass) take(ctx context.Context, due []cand, max int) error {
 		rows, err := p.tx.Query(ctx, `SELECT `+candCols+` FROM lines WHERE id = ANY($1) AND spider = ''
 			ORDER BY id FOR UPDATE SKIP LOCKED`, ids)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var r row
 		_, err = pgx.ForEachRow(rows, r.dest(), func() error {
@@ -151,9 +159,15 @@ func (p *pass) take(ctx context.Context, due []cand, max int) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return got, nil
+}
+
+// claimLines claims the lines taken, most urgent first. Claimed lines are
+// reported as they were just before the claim.
+func (p *pass) claimLines(ctx context.Context, got []cand) error {
 	if len(got) == 0 {
 		return nil
 	}

@@ -181,6 +181,42 @@ func TestVetoedCandidatesFillBatch(t *testing.T) {
 	}
 }
 
+// Lines another pass holds (a spider claiming at the same moment selects
+// the same most urgent lines) do not leave the batch short while other
+// lines are due: the claim looks past them.
+func TestLinesHeldElsewhereFillBatch(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	lock(t, s, "a")
+	var adds []list.Add
+	for i := range 120 {
+		adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%03d", i), Level: 1})
+	}
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: adds})
+	ctx := context.Background()
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT id FROM lines WHERE url < 'http://h/100' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 10}})
+	if len(c.Claimed) != 10 {
+		t.Fatalf("claimed %d lines, want 10", len(c.Claimed))
+	}
+	for i, e := range c.Claimed {
+		if want := fmt.Sprintf("http://h/%03d", 100+i); e.URL != want {
+			t.Errorf("claim %d is %s, want %s", i, e.URL, want)
+		}
+	}
+	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 50}})
+	if len(c.Claimed) != 10 {
+		t.Errorf("claimed %d of the 10 lines free", len(c.Claimed))
+	}
+}
+
 // Passes appending the same new links in different orders at once may
 // deadlock in the server, which aborts one: the aborted pass runs again,
 // and every link ends up in the list once.
