@@ -119,14 +119,21 @@ func (g *Gate) renew(ctx context.Context, lost int64) (int64, error) {
 	return holder, nil
 }
 
-// Close ends the Gate's session: leases it still holds stop counting.
+// Close ends the Gate's session: leases it still holds stop counting at
+// once. (The server drops a closed session's locks only as its backend
+// ends, a moment later; the holder's lock is released first so that a
+// spider started right after sees its hosts free.)
 func (g *Gate) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.hold == nil {
 		return nil
 	}
-	err := g.hold.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// A lost session has dropped the lock already: closing is all.
+	_, _ = g.hold.Exec(ctx, `SELECT pg_advisory_unlock($1)`, g.holder)
+	err := g.hold.Close(ctx)
 	g.hold = nil
 	return err
 }
