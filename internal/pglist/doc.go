@@ -127,18 +127,11 @@
 //
 // # Figures
 //
-// BenchmarkClaim: a pass recording the previous batch (returned unfetched)
-// and claiming the next, on a list loaded with COPY in a steady state (1%
-// never visited, 1% hinted, 8% without a model, levels falling off
-// geometrically), PostgreSQL 15 with fsync off on a shared 2-core machine:
-//
-//	lines        slow, batch 50   fast, batch 10   slow, backlog
-//	 1,000,000   5.3 ms           2.3 ms           5.6 ms
-//	10,000,000   5.3 ms           3.0 ms           5.9 ms
-//
-// A pass's cost does not grow with the list. Two spiders passing at once
-// on 1,000,000 lines: 3.6 ms a pass. Loading 10,000,000 lines took 5.5
-// minutes. SPIDER_BENCH_ROWS sets the size.
+// BenchmarkClaim measures a pass recording the previous batch (returned
+// unfetched) and claiming the next, on a list loaded with COPY in a
+// steady state (1% never visited, 1% hinted, 8% without a model, levels
+// falling off geometrically); SPIDER_BENCH_ROWS sets its size. Its
+// current figures are in the README's Figures, with the command.
 //
 // # Schema, version 2: the fetch history and the hosts' pace
 //
