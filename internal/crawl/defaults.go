@@ -122,6 +122,15 @@ func withDefaults(cfg Config, listPath string) Config {
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 
+// idlePoll is how long an idle spider waits at most before it looks at
+// the list again, since other spiders add lines and lower levels too: a
+// quarter of its window, from 100 ms to 30 s. It also bounds how far
+// ahead a pass looks for the next line to become due
+// (claim.Picker.Lookahead).
+func (c *Config) idlePoll() time.Duration {
+	return clamp(c.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
+}
+
 // DefaultLockWait is how long a spider waits for the list's lock before
 // it warns, naming the holder; it warns again each time the wait doubles.
 // A pass holds the lock for the time it takes to read the list, so a wait

@@ -155,9 +155,9 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		// The mirror cannot be written: claim nothing until the back-off
 		// ends (storage.go).
 	case len(carried) > 0:
-		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early}, ahead: carried, want: max(want, 0)}
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Lookahead: e.cfg.idlePoll()}, ahead: carried, want: max(want, 0)}
 	case want > 0:
-		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early}
+		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early, Lookahead: e.cfg.idlePoll()}
 	}
 	c.Extra = r.status(now)
 	return c, carried
@@ -262,7 +262,7 @@ func (r *run) afterPass(p passResult) {
 // flush interval instead: it stops when the other made no progress from
 // one look to the next (afterPass), which takes a span that long.
 func (r *run) idleWait(c *list.Cycle) time.Duration {
-	d := clamp(r.e.cfg.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
+	d := r.e.cfg.idlePoll()
 	switch {
 	case c.Stats.FirstElsewhere == 0:
 	case r.e.cfg.UntilIdle:

@@ -61,7 +61,35 @@ func (p *pass) claim(ctx context.Context) error {
 			break
 		}
 	}
-	return p.claimLines(ctx, got)
+	if err := p.claimLines(ctx, got); err != nil {
+		return err
+	}
+	if len(got) < max && p.pick.LooksAhead() > 0 {
+		sp.now = sp.now.Add(p.pick.LooksAhead())
+		return p.lookAhead(ctx, candQueries(sp, levels, max+8))
+	}
+	return nil
+}
+
+// lookAhead offers the Picker the lines the queries select, to learn when
+// lines not due yet become due (claim.Picker.Next): the queries of a
+// claim at a later clock, after a short claim, since an idle spider
+// waits for that time.
+func (p *pass) lookAhead(ctx context.Context, qs []candQuery) error {
+	for _, q := range qs {
+		rows, err := p.tx.Query(ctx, q.sql, q.args...)
+		if err != nil {
+			return err
+		}
+		var r row
+		if _, err := pgx.ForEachRow(rows, r.dest(), func() error {
+			p.pick.Due(r.entry())
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Preferring is a Profiled picker that names lines it wants offered
