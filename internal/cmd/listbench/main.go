@@ -29,7 +29,7 @@ type options struct {
 	lines, passes, adds, batch     int
 	warmup                         int
 	spiders                        int
-	spiderFor                      time.Duration
+	spiderFor, watch               time.Duration
 	keep, compact                  bool
 	cpuprofile, memprofile, prefix string
 }
@@ -47,6 +47,7 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 1000, "lines claimed (and recorded at the next pass) per pass")
 	flag.IntVar(&o.spiders, "spiders", 0, "with -pg: run `K` spiders passing at once, and print their total claims per second")
 	flag.DurationVar(&o.spiderFor, "for", 10*time.Second, "with -spiders: the longest the spiders pass")
+	flag.DurationVar(&o.watch, "watch", 0, "with -pg and one spider: print the lines table's live and dead rows, vacuums and sizes every `interval`")
 	flag.BoolVar(&o.compact, "compact", false, "time one whole-file rewrite (temp file, fsync, rename) instead of passes")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the passes to `file`")
 	flag.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the passes to `file`")

@@ -81,6 +81,13 @@ func onePG(ctx context.Context, s *pglist.Store, w workload, o options) error {
 		return err
 	}
 	defer lock.Unlock()
+	if o.watch > 0 {
+		stop, err := watch(ctx, o.dsn, s.Schema(), o.watch)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	warm, f, err := w.passes(ctx, s, sp, o.warmup, o.passes, func(i int, c *list.Cycle, d time.Duration) {
 		st := c.Stats
 		fmt.Printf("%s %d: lines %d, added %d, recorded %d, claimed %d, latency %.4fs (transaction %.4fs, waited %.4fs)\n",
@@ -192,4 +199,45 @@ func dropSchema(ctx context.Context, dsn, schema string) error {
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	return err
+}
+
+// watch prints, every interval until stop is called, what the passes
+// leave in the lines table: its live and dead rows (pg_stat_user_tables,
+// as the server last counted them), the vacuums it had, and the sizes of
+// the table and of its indexes. It starts a goroutine of its own, on a
+// connection of its own; stop ends it and waits for it.
+func watch(ctx context.Context, dsn, schema string, interval time.Duration) (stop func(), err error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(done)
+		defer conn.Close(context.WithoutCancel(ctx))
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			var live, dead, vacuums, heap, index int64
+			err := conn.QueryRow(ctx, `SELECT n_live_tup, n_dead_tup, vacuum_count + autovacuum_count,
+					pg_relation_size(relid), pg_indexes_size(relid)
+				FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'lines'`, schema).Scan(&live, &dead, &vacuums, &heap, &index)
+			if err != nil {
+				if ctx.Err() == nil {
+					fmt.Fprintln(os.Stderr, "listbench: watch:", err)
+				}
+				return
+			}
+			fmt.Printf("watch %.0fs: live %d, dead %d, vacuums %d, table %d MB, indexes %d MB\n",
+				time.Since(start).Seconds(), live, dead, vacuums, heap>>20, index>>20)
+		}
+	}()
+	return func() { cancel(); <-done }, nil
 }
