@@ -53,3 +53,42 @@ func (q *aheadQueue) pop() *aheadItem {
 	}
 	return heap.Pop(q).(*aheadItem)
 }
+
+// pop returns the first job waiting in the queue, if any. A line a pass
+// lost meanwhile is not worth a request: its job is dropped.
+func (a *ahead) pop() (job, bool) {
+	for it := a.queue.pop(); it != nil; it = a.queue.pop() {
+		if !it.queued {
+			continue // taken on its turn in claim order, or forgotten
+		}
+		if it.state == lost {
+			a.unqueue(it)
+			a.forget(it) // another spider's, or visited
+			continue
+		}
+		return a.take(it), true
+	}
+	return job{}, false
+}
+
+// take returns the job of a queued item, which leaves the queue.
+func (a *ahead) take(it *aheadItem) job {
+	a.unqueue(it)
+	return it.job
+}
+
+// unqueue notes that the item's job no longer waits.
+func (a *ahead) unqueue(it *aheadItem) {
+	it.queued = false
+	a.queued--
+	if it.state == claimedAhead {
+		a.claimedWaiting--
+	}
+}
+
+// forget removes the item from items, unless its line was registered anew.
+func (a *ahead) forget(it *aheadItem) {
+	if a.items[it.job.en.URL] == it {
+		delete(a.items, it.job.en.URL)
+	}
+}
