@@ -155,7 +155,7 @@ type fetchMode int
 
 const (
 	noFetch    fetchMode = iota // none: the spider is stopping
-	fetchNow                    // found by the stack's own walk: the last one goes first (aheadqueue.go)
+	fetchNow                    // found by a page the queue handed out: the last one goes first (aheadqueue.go)
 	fetchLater                  // found by a page fetched on its turn in claim order: in order of finding
 )
 

@@ -5,17 +5,17 @@ import "container/heap"
 // aheadQueue orders the jobs of lines fetched ahead that wait for a worker
 // (ahead.go), the last found first (a stack), so that the chain of pages
 // that makes a site deep is fetched before the pages it fans out to, with
-// one exception: of the links that a page fetched by the stack's own walk
-// found (fetchNow), the last (a "next page" link, last on its page) goes
-// before every other link on the stack. Workers finish pages all the
-// time, and each pushes its links: by order of finding alone, the pages
-// a worker finished just after the chain page would bury its next link
-// under theirs, and the chain would wait for their walk. A link found by
-// a page fetched on its turn in claim order (fetchLater, jobs.go) is
-// never first: such turns come every other time while lines a pass
-// claimed wait, and were what they find put first, each such page that
-// finds a link (an article its image) would bury the chain as often as
-// the stack's turn takes one off.
+// one exception: of the links that a page the queue handed out (or a line
+// claimed the usual way) found (fetchNow), the last (a "next page" link,
+// last on its page) goes before every other link in the queue. Workers
+// finish pages all the time, and each pushes its links: by order of
+// finding alone, the pages a worker finished just after the chain page
+// would bury its next link under theirs, and the chain would wait for
+// their walk. A link found by a page fetched on its turn in claim order
+// (fetchLater, jobs.go) is never first: such turns come every other time
+// while lines a pass claimed wait, and were what they find put first,
+// each such page that finds a link (an article its image) would bury the
+// chain as often as the queue's turn takes one off.
 //
 // It holds items, not jobs: an item whose job was taken some other way
 // (its turn in claim order, or forgotten) is no longer queued, and pop

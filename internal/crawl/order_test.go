@@ -212,10 +212,10 @@ func TestClaimedAheadLineGoesFirst(t *testing.T) {
 	}
 }
 
-// A line fetched ahead that a pass claims while its job waits on the
-// stack leaves it, and takes every other turn with the stack, shallowest
-// first; jobs a worker took are not touched, and closing hands the
-// claimed lines left back.
+// A line fetched ahead that a pass claims while its job waits in the
+// queue joins the waited lines, which take every other turn with the
+// queue, shallowest first; jobs a worker took are not touched, and
+// closing hands the claimed lines left back.
 func TestWaitedTakesTurns(t *testing.T) {
 	r := testRun(t)
 	links := func(from string, level int, urls ...string) {
