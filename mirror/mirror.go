@@ -91,6 +91,9 @@ type Mirror struct {
 	// temp file (f, open for reading too) and its rename; an error it
 	// returns fails the file there (tests).
 	beforeRename func(rel string, f *os.File) error
+	// written, if set, runs for each file once its data is written, on
+	// the goroutine that created it (step 1; tests).
+	written func(rel string)
 }
 
 // Open opens the mirror directory dir, creating it if needed, and removes

@@ -23,7 +23,8 @@ type File struct {
 // there is one) instead of an fsync of each.
 const groupSync = 8
 
-// maxSyncers bounds the goroutines that fsync the files of one group.
+// maxSyncers bounds the goroutines that create, or fsync, the files of one
+// group.
 const maxSyncers = 16
 
 // Write stores data as the file rel atomically and durably: it is WriteAll
@@ -63,8 +64,19 @@ func (m *Mirror) WriteAll(files []File) []error {
 	defer g.close()
 	errs := make([]error, len(files))
 	temps := make([]*temp, len(files))
+	dirs := make([]*dir, len(files))
 	for i, f := range files {
-		temps[i], errs[i] = g.create(i, f)
+		dirs[i], errs[i] = g.dirOf(f)
+	}
+	for i, err := range each(len(files), func(i int) error {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		var err error
+		temps[i], err = g.create(i, files[i], dirs[i])
+		return err
+	}) {
+		errs[i] = err
 	}
 	g.syncTemps(temps, errs)
 	for i, t := range temps {
@@ -163,8 +175,9 @@ func (g *group) close() {
 	}
 }
 
-// create is step 1 for f, the group's file i.
-func (g *group) create(i int, f File) (*temp, error) {
+// dirOf is the part of step 1 that opens (and creates) the directory of f,
+// one file after the other: the group's directories are its own.
+func (g *group) dirOf(f File) (*dir, error) {
 	if err := checkRel(f.Rel); err != nil {
 		return nil, err
 	}
@@ -172,6 +185,19 @@ func (g *group) create(i int, f File) (*temp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
 	}
+	if g.whole {
+		g.m.fast.prepare(d)
+	}
+	return d, nil
+}
+
+// create is the rest of step 1 for f, the group's file i, in the directory
+// d: the files of a group are created and written on several goroutines
+// at once (each). A process that writes while it crawls has its threads
+// busy with pages: one goroutine creating a large group, a system call
+// after the other, would wait for a processor after each.
+func (g *group) create(i int, f File, d *dir) (*temp, error) {
+	var err error
 	t := &temp{rel: f.Rel, dir: d, i: i}
 	if g.whole {
 		t.f = g.m.fast.createUnnamed(d)
@@ -187,6 +213,9 @@ func (g *group) create(i int, f File) (*temp, error) {
 			d.root.Remove(t.name)
 		}
 		return nil, fmt.Errorf("mirror: write %s: %w", f.Rel, err)
+	}
+	if g.m.written != nil {
+		g.m.written(f.Rel)
 	}
 	return t, nil
 }
@@ -302,7 +331,8 @@ func prefixes(dir string) []string {
 }
 
 // each runs f(0..n-1) on up to maxSyncers goroutines and returns the
-// errors; it returns once every call has.
+// errors; it returns once every call has. The goroutines are its own and
+// end with it.
 func each(n int, f func(int) error) []error {
 	errs := make([]error, n)
 	if n == 1 {

@@ -105,16 +105,20 @@ func (s *fastSync) group(n int, since uint64) bool {
 	return s.fails == since
 }
 
-// createUnnamed returns a new unnamed file in the directory d, open for
-// reading and writing, or nil where there can be none.
-func (s *fastSync) createUnnamed(d *dir) *os.File {
-	if !s.anon {
-		return nil
+// prepare opens the directory d for createUnnamed, once per group; the
+// files of a group are then created on several goroutines at once.
+func (s *fastSync) prepare(d *dir) {
+	if s.anon && d.fd == nil {
+		d.fd, _ = d.root.Open(".")
 	}
-	if d.fd == nil {
-		if d.fd, _ = d.root.Open("."); d.fd == nil {
-			return nil
-		}
+}
+
+// createUnnamed returns a new unnamed file in the directory d (which
+// prepare opened), open for reading and writing, or nil where there can be
+// none.
+func (s *fastSync) createUnnamed(d *dir) *os.File {
+	if !s.anon || d.fd == nil {
+		return nil
 	}
 	f, _ := openUnnamed(d.fd)
 	return f

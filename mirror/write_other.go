@@ -21,6 +21,8 @@ func (*fastSync) epoch() uint64 { return 0 }
 
 func (*fastSync) group(int, uint64) bool { return false }
 
+func (*fastSync) prepare(*dir) {}
+
 func (*fastSync) createUnnamed(*dir) *os.File { return nil }
 
 func (*fastSync) link(*temp) error { return errors.ErrUnsupported }

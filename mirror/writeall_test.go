@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestWriteAllFailures writes groups below and above the whole-file-system
@@ -247,4 +249,41 @@ func list(t *testing.T, dir string) string {
 		names[i] = e.Name()
 	}
 	return strings.Join(names, " ")
+}
+
+// The files of a group are created and written on several goroutines at
+// once: in a crawl, whose workers keep the process's threads busy, one
+// goroutine creating a group of a thousand files, a system call after the
+// other, waited for a processor after each, and the writes fell seconds
+// behind the fetches. Each file's write here waits for the other's.
+func TestWriteAllCreatesAtOnce(t *testing.T) {
+	m, _ := openTemp(t)
+	files := []File{{Rel: "h/a.html", Data: []byte("a")}, {Rel: "h/b.html", Data: []byte("b")}}
+	var both sync.WaitGroup
+	both.Add(len(files))
+	waited := make(chan bool, len(files))
+	m.written = func(string) {
+		both.Done()
+		done := make(chan struct{})
+		go func() { // ends when both files are written, or with the test
+			both.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+			waited <- true
+		case <-time.After(10 * time.Second):
+			waited <- false
+		}
+	}
+	for i, err := range m.WriteAll(files) {
+		if err != nil {
+			t.Fatal(files[i].Rel, err)
+		}
+	}
+	for range files {
+		if !<-waited {
+			t.Fatal("a file's write waited in vain for the other's: the group's files are written one after the other")
+		}
+	}
 }

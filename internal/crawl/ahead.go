@@ -17,15 +17,17 @@ import (
 // ahead is not safe for concurrent use: jobs (jobs.go) holds it under its
 // lock, for the loop and the workers. The contract:
 //
-//   - links registers the new links of a fetched page and stacks a job for
-//     each one it fetches ahead (pop takes the last found first, so the
-//     chain that makes a site deep is fetched before the pages it fans out
-//     to); jobs hands those to workers only when no claimed line waits, so
-//     fetching ahead never holds back the level order; a job still waiting
-//     when a pass claims its line leaves the stack (unstack) and takes
-//     every other turn with it (jobs.go), or a shallow line found early
-//     (the home page's style sheet) would wait under every link found
-//     since, as long as the chain goes on;
+//   - links registers the new links of a fetched page and queues a job for
+//     each one it fetches ahead (pop takes the last found first, and a
+//     page's last link before the others, so the chain that makes a site
+//     deep is fetched before the pages it fans out to: aheadqueue.go); jobs hands
+//     those to workers only when no claimed line waits, so fetching ahead
+//     never holds back the level order; a job still waiting when a pass
+//     claims its line keeps its place in the queue and also takes every
+//     other turn in claim order (claimedWaiting, jobs.go), whichever
+//     comes first, or a shallow line found early (the home page's style
+//     sheet) would wait under every link found since, as long as the
+//     chain goes on;
 //   - a copy fetched ahead is never written before a pass claims its line:
 //     done holds it until decide says whether the pass claimed the line
 //     (the copy goes to the group commit) or not (another spider holds it,
@@ -33,8 +35,12 @@ import (
 //   - a line the list knew as visited before (a copy, a recorded visit) is
 //     not fetched ahead: its answer could not be used, since a page is
 //     fetched ahead without its history (visited, known.go);
-//   - at most max lines are fetched ahead at once, and at most maxBytes of
-//     copies wait for their pass; past either, links are only queued;
+//   - at most max jobs wait in the queue, and at most maxBytes of copies
+//     wait for their pass; past either, links are only queued for the
+//     pass. The jobs bound the work queued ahead of the workers, the bytes
+//     what waits in memory; a fetch finished but not yet claimed holds no
+//     job, so a slow pass (a large list, a busy disk) does not stop the
+//     chain of a deep site as long as the workers keep up with it;
 //   - while it is on, the graph of what was found keeps every line's
 //     level the shortest link distance, whatever order the pages came in
 //     (levels.go).
@@ -48,12 +54,17 @@ type ahead struct {
 
 	on     bool
 	items  map[string]*aheadItem // lines fetched ahead, from their link until their outcome is handed on
-	stack  []job                 // waiting for a worker, the last found on top
-	held   int64                 // bytes of the copies in items waiting for a pass
-	open   int                   // items whose claim no pass has decided yet
-	graph  *linkGraph            // links found since it was turned on; nil while off
-	known  knownLines            // the list's visited lines, read when it turns on
-	recent recentLinks           // links the run's passes carried (adapt)
+	queue  aheadQueue            // items whose job waits for a worker, and items no longer queued that pop skips
+	seq    uint64                // items queued so far: their order of discovery
+	queued int                   // items whose job waits for a worker
+	// claimedWaiting counts the queued items a pass claimed: they take
+	// turns in claim order too (jobs.go).
+	claimedWaiting int
+	held           int64       // bytes of the copies in items waiting for a pass
+	open           int         // items whose claim no pass has decided yet
+	graph          *linkGraph  // links found since it was turned on; nil while off
+	known          knownLines  // the list's visited lines, read when it turns on
+	recent         recentLinks // links the run's passes carried (adapt)
 }
 
 // aheadItem is a line fetched ahead, from its link until its outcome is
@@ -62,6 +73,11 @@ type aheadItem struct {
 	state aheadState
 	epoch int64    // of the pass that claimed it
 	out   *outcome // the finished fetch, while the claim is undecided
+	// The fetch to make, while queued: no worker has taken it yet.
+	job    job
+	queued bool
+	first  bool   // the last link a page found (fetchNow): before other links (aheadqueue.go)
+	seq    uint64 // when it was found, among the queued items
 }
 
 type aheadState int
@@ -95,9 +111,9 @@ func (a *ahead) set(on bool) (changed bool) {
 
 // links takes the links found on the page of from and returns those the
 // next pass must carry: all of them while off; while on, those new to the
-// graph and those that moved up (levels.go). With fetch, it stacks a job
-// for each new link it fetches ahead, registered in epoch.
-func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int64, fetch bool) []list.Add {
+// graph and those that moved up (levels.go). Unless mode is noFetch, it
+// queues a job for each new link it fetches ahead, registered in epoch.
+func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int64, mode fetchMode) []list.Add {
 	if !a.on {
 		return adds
 	}
@@ -110,7 +126,7 @@ func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int6
 		}
 		l.Level = level
 		out = append(out, l)
-		if !fetch || len(a.items)+len(jobs) >= a.max || a.held >= a.maxBytes || maxLevel >= 0 && l.Level > maxLevel {
+		if mode == noFetch || a.queued+len(jobs) >= a.max || a.held >= a.maxBytes || maxLevel >= 0 && l.Level > maxLevel {
 			continue
 		}
 		if _, busy := a.items[l.URL]; busy || a.known.has(l.URL) {
@@ -119,15 +135,29 @@ func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int6
 		jobs = append(jobs, l)
 	}
 	a.open += len(jobs)
-	for _, l := range jobs {
-		a.items[l.URL] = &aheadItem{}
-		a.stack = append(a.stack, job{en: list.Entry{URL: l.URL, Level: l.Level, State: list.Found}, epoch: epoch, ahead: true})
+	a.queued += len(jobs)
+	for i, l := range jobs {
+		a.seq++
+		it := &aheadItem{queued: true, first: mode == fetchNow && i == len(jobs)-1, seq: a.seq,
+			job: job{en: list.Entry{URL: l.URL, Level: l.Level, State: list.Found}, epoch: epoch, ahead: true}}
+		a.items[l.URL] = it
+		a.queue.push(it)
 	}
 	if a.graph.full() {
 		a.set(false)
 	}
 	return out
 }
+
+// fetchMode says whether and where links queues the jobs of the links it
+// fetches ahead.
+type fetchMode int
+
+const (
+	noFetch    fetchMode = iota // none: the spider is stopping
+	fetchNow                    // found by a page the queue handed out: the last one goes first (aheadqueue.go)
+	fetchLater                  // found by a page fetched on its turn in claim order: in order of finding
+)
 
 // claimed notes a line a pass claimed the usual way, so that it is not
 // fetched ahead too; it returns the lines that moved up with it.
@@ -151,51 +181,23 @@ func (a *ahead) level(en list.Entry) int {
 	return en.Level
 }
 
-// pop returns the job found last among those waiting, if any.
-func (a *ahead) pop() (job, bool) {
-	for len(a.stack) > 0 {
-		j := a.stack[len(a.stack)-1]
-		a.stack = a.stack[:len(a.stack)-1]
-		if it := a.items[j.en.URL]; it != nil && it.state == lost {
-			delete(a.items, j.en.URL) // another spider's, or visited: not worth a request
-			continue
-		}
-		return j, true
-	}
-	return job{}, false
-}
-
-// unstack takes the jobs of the lines in mine (claimed by a pass just now)
-// off the stack and returns them: no worker has taken them yet.
-func (a *ahead) unstack(mine map[string]bool) map[string]job {
-	var out map[string]job
-	kept := a.stack[:0]
-	for _, j := range a.stack {
-		if !mine[j.en.URL] {
-			kept = append(kept, j)
-			continue
-		}
-		if out == nil {
-			out = map[string]job{}
-		}
-		out[j.en.URL] = j
-	}
-	clear(a.stack[len(kept):])
-	a.stack = kept
-	return out
-}
-
-// drain forgets the jobs no worker has taken (the spider is stopping). A
-// line among them that a pass claimed stays in flight without a result;
-// the run's last pass hands it back with every other claim of the spider.
+// drain forgets the jobs no worker has taken (the spider is stopping), but
+// those of lines a pass claimed, which jobs fetches or hands back in
+// claim order. A line among the forgotten that a pass claimed stays in
+// flight without a result; the run's last pass hands it back with every
+// other claim of the spider.
 func (a *ahead) drain() {
-	for _, j := range a.stack {
-		if it := a.items[j.en.URL]; it != nil && it.state == undecided {
+	for _, it := range a.queue {
+		if !it.queued || it.state == claimedAhead {
+			continue
+		}
+		if it.state == undecided {
 			a.open--
 		}
-		delete(a.items, j.en.URL)
+		a.unqueue(it)
+		a.forget(it)
 	}
-	a.stack = nil
+	a.queue = nil
 }
 
 // done takes the outcome of a fetch ahead. It returns the outcome if a pass
@@ -238,10 +240,11 @@ func (a *ahead) carry() map[string]bool {
 
 // decide applies what a pass claimed (in epoch) to the lines fetched ahead
 // that it carried. It returns which claimed lines were such lines whose
-// answer is taken, and the outcomes already in hand for them; a visited
-// line's answer is not taken (it is fetched again, with its history), nor
-// that of a line the pass did not claim.
-func (a *ahead) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome) {
+// answer is taken, the outcomes already in hand for them, and, in claim
+// order, those whose job still waits in the queue; a visited line's answer
+// is not taken (it is fetched again, with its history), nor that of a line
+// the pass did not claim.
+func (a *ahead) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome, waiting []*aheadItem) {
 	mine = map[string]bool{}
 	for _, en := range claimed {
 		if !carried[en.URL] || visited(en) {
@@ -251,11 +254,16 @@ func (a *ahead) decide(carried map[string]bool, claimed []list.Entry, epoch int6
 		it := a.items[en.URL]
 		it.state, it.epoch = claimedAhead, epoch
 		a.open--
-		if it.out != nil {
+		switch {
+		case it.out != nil:
 			it.out.epoch = epoch
 			a.held -= it.out.size()
 			ready = append(ready, it.out)
 			delete(a.items, en.URL)
+		case it.queued:
+			it.job.epoch, it.job.en.Level = epoch, min(it.job.en.Level, en.Level)
+			a.claimedWaiting++
+			waiting = append(waiting, it)
 		}
 	}
 	for u := range carried {
@@ -270,7 +278,7 @@ func (a *ahead) decide(carried map[string]bool, claimed []list.Entry, epoch int6
 			delete(a.items, u)
 		}
 	}
-	return mine, ready
+	return mine, ready, waiting
 }
 
 // visited reports whether the line of a claimed entry may have a fetch

@@ -139,7 +139,7 @@ func TestFetchAheadBytes(t *testing.T) {
 	a := newAhead(100, 1000)
 	a.set(true)
 	link := func(u string) {
-		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h" + u, Level: 1}}, -1, 1, true)
+		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h" + u, Level: 1}}, -1, 1, fetchNow)
 	}
 	done := func(u string, size int) {
 		if o := a.done(&outcome{res: list.Result{URL: "http://h" + u, State: list.Downloaded}, copy: &pageCopy{body: make([]byte, size)}}); o != nil {
@@ -148,23 +148,23 @@ func TestFetchAheadBytes(t *testing.T) {
 	}
 	link("/a")
 	link("/b")
-	if len(a.stack) != 2 {
-		t.Fatalf("%d links fetched ahead, want 2", len(a.stack))
+	if len(a.queue) != 2 {
+		t.Fatalf("%d links fetched ahead, want 2", len(a.queue))
 	}
 	done("/a", 600)
 	done("/b", 600)
 	link("/c")
-	if len(a.stack) != 2 || a.held != 1200 {
-		t.Fatalf("with 1200 bytes held (cap 1000): %d links fetched ahead, %d bytes held; want 2, 1200", len(a.stack), a.held)
+	if len(a.queue) != 2 || a.held != 1200 {
+		t.Fatalf("with 1200 bytes held (cap 1000): %d links fetched ahead, %d bytes held; want 2, 1200", len(a.queue), a.held)
 	}
 	// The pass claims /a and loses /b to another spider: both copies leave.
-	mine, ready := a.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, []list.Entry{{URL: "http://h/a", Level: 1, State: list.Found}}, 1)
+	mine, ready, _ := a.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, []list.Entry{{URL: "http://h/a", Level: 1, State: list.Found}}, 1)
 	if a.held != 0 || !mine["http://h/a"] || len(ready) != 1 || ready[0].res.URL != "http://h/a" || ready[0].epoch != 1 {
 		t.Fatalf("after the pass: %d bytes held, claimed %v, %d ready; want 0, /a, /a", a.held, mine, len(ready))
 	}
 	link("/d")
-	if len(a.stack) != 3 {
-		t.Errorf("after the pass: %d links fetched ahead, want 3 (/a, /b, /d)", len(a.stack))
+	if len(a.queue) != 3 {
+		t.Errorf("after the pass: %d links fetched ahead, want 3 (/a, /b, /d)", len(a.queue))
 	}
 }
 
@@ -192,7 +192,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 	r := testRun(t)
 	now := time.Now()
 	r.lastPass, r.spacing = now, time.Hour
-	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/b", Level: 1}}, -1, 0, true)
+	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/b", Level: 1}}, -1, 0, fetchNow)
 	if r.passDue(now) {
 		t.Fatal("pass due before its spacing with two fetches queued")
 	}
@@ -232,7 +232,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 // unfetched while it went dozens of levels deep.)
 func TestClaimedLinesGoFirst(t *testing.T) {
 	r := testRun(t)
-	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, true)
+	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, fetchNow)
 	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}})
 	var order []string
 	for range 4 {
@@ -387,15 +387,15 @@ func TestFetchAheadLowersLevel(t *testing.T) {
 func TestAheadAfterGraphReset(t *testing.T) {
 	a := newAhead(10, 1<<20)
 	link := func() {
-		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/u", Level: 1}}, -1, 0, true)
+		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/u", Level: 1}}, -1, 0, fetchNow)
 	}
 	a.set(true)
 	link()
 	a.set(false)
 	a.set(true)
 	link()
-	if len(a.stack) != 1 || len(a.items) != 1 || a.open != 1 {
-		t.Errorf("after a reset: %d jobs, %d items, %d open; want 1 each", len(a.stack), len(a.items), a.open)
+	if len(a.queue) != 1 || len(a.items) != 1 || a.open != 1 {
+		t.Errorf("after a reset: %d jobs, %d items, %d open; want 1 each", len(a.queue), len(a.items), a.open)
 	}
 }
 
@@ -467,7 +467,7 @@ func TestAheadVisitedLine(t *testing.T) {
 		r.jobs.ahead.items[en.URL] = &aheadItem{out: o}
 		r.jobs.ahead.open++
 	}
-	mine, ready := r.jobs.ahead.decide(carried, claimed, 1)
+	mine, ready, _ := r.jobs.ahead.decide(carried, claimed, 1)
 	if !mine[fresh.URL] || len(mine) != 1 {
 		t.Errorf("lines whose answer fetched ahead is taken: %v, want only %s", mine, fresh.URL)
 	}
@@ -517,7 +517,7 @@ func TestAheadGoneReportedOnce(t *testing.T) {
 			r.jobs.ahead.items[u].out = gone(u)
 		}
 	}
-	_, ready := r.jobs.ahead.decide(carried, []list.Entry{fresh, visited, late}, 1)
+	_, ready, _ := r.jobs.ahead.decide(carried, []list.Entry{fresh, visited, late}, 1)
 	for _, o := range ready {
 		r.take(o)
 	}

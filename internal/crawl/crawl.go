@@ -78,7 +78,7 @@ type Config struct {
 	Lease       time.Duration // claims of a spider silent this long are taken back
 	Flush       time.Duration // record finished results at least this often
 	MaxLinks    int           // links taken from one page
-	Ahead       int           // lines fetched ahead of their claim at most (ahead.go); <0 = none
+	Ahead       int           // jobs of lines fetched ahead of their claim waiting for a worker at most (ahead.go); <0 = none
 	AheadBytes  int64         // bytes of copies fetched ahead held for a pass to claim, past which fetching ahead pauses
 	UntilIdle   bool          // stop once nothing is due, nothing is in flight, and no other spider holds a line never visited
 	MaxCycles   int           // stop after this many passes; 0 = no limit

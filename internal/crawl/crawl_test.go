@@ -346,7 +346,7 @@ func TestPassDueForAheadAfterOff(t *testing.T) {
 	r := testRun(t)
 	now := time.Now()
 	r.lastPass = now
-	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}}, -1, 0, true)
+	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}}, -1, 0, fetchNow)
 	j, _ := r.jobs.take()
 	o := &outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Downloaded}}
 	o.take = r.jobs.found(o, -1, 0)

@@ -15,20 +15,23 @@ import (
 // the workers waiting are woken one at a time, each by the one before,
 // while jobs remain, so the page's other links follow it rather than
 // compete with it. A worker gets the lines a pass claimed first, in claim
-// order, then the line fetched ahead found last: fetching ahead never holds
-// back a claimed line. A line fetched ahead whose job still waited when a
-// pass claimed it (decide) takes every other turn with the stack, so that
-// the chain that makes a site deep goes on while the lines found before
-// it are fetched, shallowest first: on a real wiki such a line, the Main
-// Page's style sheet, once waited under the chain as it went 58 levels
-// deep. One mutex guards it all, held only inside these
-// methods, never while waiting for anything but the next job.
+// order, then the first job of fetching ahead's queue (the deepest, found
+// last): fetching ahead never holds back a claimed line. A line fetched
+// ahead whose job still waited when a pass claimed it (decide) keeps its
+// place in the queue, and the lines so claimed also take every other turn
+// with the queue, in claim order: the chain that makes a site deep goes on
+// while the lines found before it are fetched, shallowest first. On a
+// real wiki such a line, the Main Page's style sheet, once waited under
+// the chain as it went 58 levels deep; and a chain page claimed on its way
+// to a worker once waited behind a thousand lines claimed before it. One
+// mutex guards it all, held only inside these methods, never while
+// waiting for anything but the next job.
 type jobs struct {
 	mu       sync.Mutex
-	more     *sync.Cond // a job was added, or the jobs were closed
-	claimed  []job      // lines a pass claimed, in claim order
-	waited   []job      // lines claimed while waiting to be fetched ahead, in claim order
-	turn     bool       // the next job from the stack goes to waited instead, if any
+	more     *sync.Cond   // a job was added, or the jobs were closed
+	claimed  []job        // lines a pass claimed, in claim order
+	waited   []*aheadItem // lines claimed while queued to be fetched ahead, in claim order; those taken since are skipped
+	turn     bool         // the next job from the queue goes to waited instead, if any
 	ahead    *ahead
 	adds     []list.Add // links for the next pass
 	working  int        // jobs a worker took whose outcome the loop has not received
@@ -49,37 +52,57 @@ func newJobs(a *ahead) *jobs {
 func (q *jobs) take() (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for {
-		if q.closed {
-			return job{}, false
-		}
-		j, ok := job{}, false
-		switch {
-		case len(q.claimed) > 0:
-			j, ok = q.claimed[0], true
-			q.claimed = q.claimed[1:]
-		case len(q.waited) > 0 && (q.turn || q.draining || len(q.ahead.stack) == 0):
-			j, ok = q.waited[0], true
-			q.waited, q.turn = q.waited[1:], false
-		case q.draining:
-			return job{}, false // the last claims are taken: the run ends
-		default:
-			j, ok = q.ahead.pop()
-			if !ok && len(q.waited) > 0 {
-				continue // the stack held lost jobs alone: waited's turn
-			}
-			q.turn = ok
-		}
-		if ok {
+	for !q.closed {
+		if j, ok := q.next(); ok {
 			j.en.Level = q.ahead.level(j.en)
 			q.working++
-			if len(q.claimed) > 0 || len(q.waited) > 0 || len(q.ahead.stack) > 0 {
+			if len(q.claimed) > 0 || q.ahead.queued > 0 {
 				q.more.Signal()
 			}
 			return j, true
 		}
+		if q.draining {
+			return job{}, false // the last claims are taken: the run ends
+		}
 		q.more.Wait()
 	}
+	return job{}, false
+}
+
+// next returns the next job, if any: a line claimed the usual way, else
+// the queue's and the waited lines' in turn.
+func (q *jobs) next() (job, bool) {
+	if len(q.claimed) > 0 {
+		j := q.claimed[0]
+		q.claimed = q.claimed[1:]
+		return j, true
+	}
+	if q.turn || q.draining {
+		if j, ok := q.nextWaited(); ok {
+			q.turn = false
+			return j, true
+		}
+	}
+	if j, ok := q.ahead.pop(); ok {
+		q.turn = true
+		return j, true
+	}
+	return q.nextWaited() // the queue held lost jobs alone: waited's turn
+}
+
+// nextWaited returns the job of the first waited line still queued.
+func (q *jobs) nextWaited() (job, bool) {
+	for len(q.waited) > 0 {
+		it := q.waited[0]
+		q.waited[0] = nil
+		q.waited = q.waited[1:]
+		if it.queued {
+			j := q.ahead.take(it)
+			j.inOrder = true
+			return j, true
+		}
+	}
+	return job{}, false
 }
 
 // found registers the links of a worker's outcome with fetching ahead
@@ -88,11 +111,15 @@ func (q *jobs) take() (job, bool) {
 // a line fetched ahead without its link (forPass). It reports whether the
 // loop takes the outcome now: always for a claimed line; for a line
 // fetched ahead, only once a pass claimed it (ahead.done). It wakes one
-// waiting worker if it stacked jobs: who takes one wakes the next.
+// waiting worker if it queued jobs: who takes one wakes the next.
 func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.register(o.job.en, o.adds, maxLevel, epoch)
+	mode := fetchNow
+	if o.job.inOrder {
+		mode = fetchLater
+	}
+	q.register(o.job.en, o.adds, maxLevel, epoch, mode)
 	o.linked, o.adds = len(o.adds) > 0, nil
 	if !o.job.ahead {
 		return true
@@ -105,16 +132,19 @@ func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 func (q *jobs) offer(from list.Entry, adds []list.Add, maxLevel int, epoch int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.register(from, adds, maxLevel, epoch)
+	q.register(from, adds, maxLevel, epoch, fetchLater)
 }
 
 // register is the part of found and offer that registers links, under
-// the lock. It wakes one waiting worker if it stacked jobs (if a worker
+// the lock. It wakes one waiting worker if it queued jobs (if a worker
 // found them, it takes one itself once the loop has its outcome).
-func (q *jobs) register(from list.Entry, adds []list.Add, maxLevel int, epoch int64) {
-	before := len(q.ahead.stack)
-	q.adds = append(q.adds, q.ahead.links(from, adds, maxLevel, epoch, !q.closed && !q.draining)...)
-	if len(q.ahead.stack) > before {
+func (q *jobs) register(from list.Entry, adds []list.Add, maxLevel int, epoch int64, mode fetchMode) {
+	if q.closed || q.draining {
+		mode = noFetch
+	}
+	before := q.ahead.queued
+	q.adds = append(q.adds, q.ahead.links(from, adds, maxLevel, epoch, mode)...)
+	if q.ahead.queued > before {
 		q.more.Signal()
 	}
 }
@@ -196,19 +226,15 @@ func (q *jobs) putBack(adds []list.Add) {
 }
 
 // decide applies a pass's claims to the lines fetched ahead it carried
-// (ahead.decide). The jobs of those claimed that no worker has taken yet
-// leave the stack for waited, in claim order (the picker's, by level).
+// (ahead.decide). Those claimed that no worker has taken yet join waited,
+// in claim order (the picker's, by level), and keep their place in the
+// queue: whichever turn comes first takes them.
 func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64) (mine map[string]bool, ready []*outcome) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	mine, ready = q.ahead.decide(carried, claimed, epoch)
-	if waiting := q.ahead.unstack(mine); len(waiting) > 0 {
-		for _, en := range claimed {
-			if j, ok := waiting[en.URL]; ok {
-				j.epoch, j.en.Level = epoch, min(j.en.Level, en.Level)
-				q.waited = append(q.waited, j)
-			}
-		}
+	mine, ready, waiting := q.ahead.decide(carried, claimed, epoch)
+	if len(waiting) > 0 {
+		q.waited = append(q.waited, waiting...)
 		q.more.Signal()
 	}
 	return mine, ready
@@ -226,7 +252,7 @@ func (q *jobs) state() jobsState {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	a := q.ahead
-	return jobsState{queued: len(q.claimed) + len(q.waited) + len(a.stack) + q.working, items: len(a.items), open: a.open, ahead: a.on}
+	return jobsState{queued: len(q.claimed) + a.queued + q.working, items: len(a.items), open: a.open, ahead: a.on}
 }
 
 // finish lets the workers fetch the claimed lines left and nothing more:
@@ -245,7 +271,7 @@ func (q *jobs) finish() {
 func (q *jobs) idle() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.claimed) == 0 && len(q.waited) == 0 && q.working == 0
+	return len(q.claimed) == 0 && q.ahead.claimedWaiting == 0 && q.working == 0
 }
 
 // close ends the handing out: it returns the claimed lines no worker took,
@@ -254,7 +280,12 @@ func (q *jobs) idle() bool {
 func (q *jobs) close() []job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	left := append(q.claimed, q.waited...)
+	left := q.claimed
+	for _, it := range q.waited {
+		if it.queued {
+			left = append(left, q.ahead.take(it))
+		}
+	}
 	q.claimed, q.waited, q.closed = nil, nil, true
 	q.ahead.drain()
 	q.more.Broadcast()

@@ -212,10 +212,10 @@ func TestClaimedAheadLineGoesFirst(t *testing.T) {
 	}
 }
 
-// A line fetched ahead that a pass claims while its job waits on the
-// stack leaves it, and takes every other turn with the stack, shallowest
-// first; jobs a worker took are not touched, and closing hands the
-// claimed lines left back.
+// A line fetched ahead that a pass claims while its job waits in the
+// queue joins the waited lines, which take every other turn with the
+// queue, shallowest first; jobs a worker took are not touched, and
+// closing hands the claimed lines left back.
 func TestWaitedTakesTurns(t *testing.T) {
 	r := testRun(t)
 	links := func(from string, level int, urls ...string) {
@@ -224,7 +224,7 @@ func TestWaitedTakesTurns(t *testing.T) {
 			adds = append(adds, list.Add{URL: "http://h" + u, Level: level + 1})
 		}
 		r.jobs.mu.Lock()
-		r.jobs.register(list.Entry{URL: "http://h" + from, Level: level}, adds, -1, 0)
+		r.jobs.register(list.Entry{URL: "http://h" + from, Level: level}, adds, -1, 0, fetchNow)
 		r.jobs.mu.Unlock()
 	}
 	links("/", 0, "/a", "/b", "/chain/1")
@@ -272,7 +272,7 @@ func TestWaitedTakesTurns(t *testing.T) {
 func TestWaitedAfterLostJobs(t *testing.T) {
 	r := testRun(t)
 	r.jobs.mu.Lock()
-	r.jobs.register(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/lost", Level: 1}}, -1, 0)
+	r.jobs.register(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/a", Level: 1}, {URL: "http://h/lost", Level: 1}}, -1, 0, fetchNow)
 	r.jobs.mu.Unlock()
 	// The pass claims /a, and /lost goes to another spider.
 	r.jobs.decide(map[string]bool{"http://h/a": true, "http://h/lost": true}, []list.Entry{{URL: "http://h/a", Level: 1, State: list.Found}}, 1)
@@ -291,5 +291,118 @@ func TestWaitedAfterLostJobs(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("the worker waits with a claimed line left")
+	}
+}
+
+// takeURLs takes n jobs and returns their paths.
+func takeURLs(t *testing.T, r *run, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		j, ok := r.jobs.take()
+		if !ok {
+			t.Fatal("jobs closed")
+		}
+		out = append(out, strings.TrimPrefix(j.en.URL, "http://h"))
+	}
+	return out
+}
+
+// linksOf registers the links a page fetched by the stack's walk found.
+func linksOf(r *run, from string, level int, urls ...string) {
+	var adds []list.Add
+	for _, u := range urls {
+		adds = append(adds, list.Add{URL: "http://h" + u, Level: level + 1})
+	}
+	r.jobs.found(&outcome{job: job{en: list.Entry{URL: "http://h" + from, Level: level}}, adds: adds}, -1, 0)
+}
+
+// The archive chain of the articles test site waited up to a second a
+// page: a pass claimed its next page in the moment between its link being
+// found and a worker taking it, and the claim put it behind a thousand
+// lines claimed before it. A line claimed while its job waits keeps its
+// place in the queue: the next page is the queue's next job still.
+func TestClaimedChainLinkKeepsItsPlace(t *testing.T) {
+	r := testRun(t)
+	linksOf(r, "/", 0, "/a", "/b", "/chain/1")
+	if got := takeURLs(t, r, 1); got[0] != "/chain/1" {
+		t.Fatalf("took %q, want /chain/1", got)
+	}
+	linksOf(r, "/chain/1", 1, "/c", "/chain/2")
+	var claimed []list.Entry // as the picker orders them: by level
+	for _, u := range []string{"/a", "/b", "/c", "/chain/2"} {
+		claimed = append(claimed, list.Entry{URL: "http://h" + u, Level: 1 + strings.Count(u, "c"), State: list.Found})
+	}
+	carried := map[string]bool{}
+	for _, en := range claimed {
+		carried[en.URL] = true
+	}
+	r.jobs.decide(carried, claimed, 1)
+	// /chain/1 came from the queue: the waited lines' turn, then the queue's.
+	if got, want := takeURLs(t, r, 3), []string{"/a", "/chain/2", "/b"}; !slices.Equal(got, want) {
+		t.Errorf("workers got %q, want %q", got, want)
+	}
+	if got := takeURLs(t, r, 1); got[0] != "/c" {
+		t.Errorf("then %q, want /c", got)
+	}
+	if r.jobs.idle() {
+		t.Error("idle with five jobs taken and no outcome received")
+	}
+	if left := r.jobs.close(); len(left) != 0 {
+		t.Errorf("handed back at close: %v, want none: every claimed line was taken once", left)
+	}
+}
+
+// What a page fetched on its turn in claim order finds goes under the
+// chain, and a page's last link goes before the other links of pages
+// finished after it: on the articles test site, articles fetched on their
+// turn each found an image, which the stack took off as fast as they came,
+// and the next page of the archive waited under them.
+func TestChainGoesBeforeOthersLinks(t *testing.T) {
+	r := testRun(t)
+	linksOf(r, "/", 0, "/a", "/b")
+	r.jobs.decide(map[string]bool{"http://h/a": true, "http://h/b": true}, []list.Entry{{URL: "http://h/a", Level: 1, State: list.Found}, {URL: "http://h/b", Level: 1, State: list.Found}}, 1)
+	linksOf(r, "/p", 3, "/chain/1")
+	r.jobs.mu.Lock()
+	r.jobs.turn = true // the waited lines' turn
+	r.jobs.mu.Unlock()
+	j, ok := r.jobs.take()
+	if !ok || j.en.URL != "http://h/a" || !j.inOrder {
+		t.Fatalf("took %v (in order %v), want /a on its turn in claim order", j.en.URL, j.inOrder)
+	}
+	r.jobs.found(&outcome{job: j, adds: []list.Add{{URL: "http://h/img/a", Level: 2}}}, -1, 0)
+	if got := takeURLs(t, r, 1); got[0] != "/chain/1" {
+		t.Errorf("took %q, want /chain/1, not what /a found on its turn", got)
+	}
+	linksOf(r, "/chain/1", 4, "/c1", "/c2", "/chain/2")
+	linksOf(r, "/other", 2, "/o1", "/o2", "/o3")
+	// /b (the waited lines' turn), then /o3 and /chain/2, each last on
+	// its page, before /o1 and /o2.
+	got := takeURLs(t, r, 3)
+	if !slices.Contains(got, "/chain/2") {
+		t.Errorf("workers got %q, want /chain/2 among them: a page's last link goes before others' links", got)
+	}
+}
+
+// A fetch ahead that finished holds no job: however many wait for a slow
+// pass to claim them, the chain goes on.
+func TestFinishedFetchesHoldNoJob(t *testing.T) {
+	a := newAhead(2, 1<<20)
+	a.set(true)
+	link := func(u string) {
+		a.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h" + u, Level: 1}}, -1, 1, fetchNow)
+	}
+	link("/a")
+	link("/b")
+	for range 2 {
+		j, ok := a.pop()
+		if !ok {
+			t.Fatal("no job")
+		}
+		a.done(&outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Downloaded}, copy: &pageCopy{body: []byte("x")}})
+	}
+	link("/c")
+	if j, ok := a.pop(); !ok || j.en.URL != "http://h/c" {
+		t.Errorf("with two fetches ahead done and undecided (cap 2): popped %v, %v; want /c", j.en.URL, ok)
 	}
 }

@@ -78,9 +78,12 @@ func (t *traps) mark(kind byte, key uint64) bool {
 	if t.seen == nil {
 		t.seen = make([]uint64, trapBits/64) // on first use: most tests never judge a link
 	}
-	had := t.has(kind, key)
+	had := true
 	for _, i := range t.bits(kind, key) {
-		t.seen[i/64] |= 1 << (i % 64)
+		if w, b := &t.seen[i/64], uint64(1)<<(i%64); *w&b == 0 {
+			*w |= b
+			had = false
+		}
 	}
 	return had
 }

@@ -23,6 +23,9 @@ type job struct {
 	epoch int64
 	rec   meta.Record
 	ahead bool
+	// inOrder says a line fetched ahead was taken on its turn in claim
+	// order (jobs.go): the links it finds are fetched after the others.
+	inOrder bool
 }
 
 // process fetches one line and returns its outcome. A stopping spider
