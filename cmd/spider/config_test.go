@@ -169,3 +169,40 @@ func TestRevisitBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRequisiteMean: a requisite with no history is presumed to change
+// once per the slow profile's stale bound (never more often than the slow
+// window), whichever profile fetched it, so both spiders of a list agree.
+func TestRequisiteMean(t *testing.T) {
+	tests := []struct {
+		name string
+		toml string
+		args []string
+		want time.Duration
+	}{
+		{"fast, defaults: the slow stale bound", "", []string{"--profile", "fast"}, 336 * time.Hour},
+		{"slow, defaults", "", []string{"--profile", "slow"}, 336 * time.Hour},
+		{"slow, stale by flag", "", []string{"--profile", "slow", "--window", "90s", "--stale", "180s"}, 180 * time.Second},
+		{"fast follows the config's slow stale bound", "[profile.slow]\nstale = \"48h\"\n", []string{"--profile", "fast"}, 48 * time.Hour},
+		{"slow without a stale bound: its window", "", []string{"--profile", "slow", "--window", "12h", "--stale", "0s"}, 12 * time.Hour},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "c.toml")
+		os.WriteFile(path, []byte(tt.toml), 0o644)
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newRunFlags()
+		if err := f.fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.resolve(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := requisiteMean(s); got != tt.want {
+			t.Errorf("%s: requisites presumed to change every %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -47,6 +47,32 @@ func slowWindow(s *Settings, cfg *Config) time.Duration {
 	return w
 }
 
+// slowStale is the slow profile's stale bound: this spider's own if it is
+// the slow one (or a profile without a level limit), else the config's; 0
+// when it is off.
+func slowStale(s *Settings, cfg *Config) time.Duration {
+	if s.Profile == "slow" || s.MaxLevel < 0 {
+		return s.Stale
+	}
+	st := profileDefaults["slow"].Stale
+	if p, ok := cfg.Profile["slow"]; ok && p.Stale != nil {
+		st = p.Stale.Duration
+	}
+	return st
+}
+
+// requisiteMean is how often a requisite with no history of its own is
+// presumed to change (crawl.Config.RequisiteEvery): sites seldom edit an
+// image, a style sheet or a script in place (a new version gets a new
+// name, which the changed page links to and which is fetched as new), so
+// once per the slow profile's stale bound, the longest a copy may go
+// unchecked; never more often than the slow window. The windows still
+// refresh it within each profile's longest; the presumption only puts it
+// after pages when the budget cannot cover both.
+func requisiteMean(s *Settings) time.Duration {
+	return max(s.SlowStale, s.SlowWindow)
+}
+
 // longest is the longest revisit interval of a page seen not to change:
 // the one set, else the slow window, which promises every page within it
 // (the fast profile's pages too). A longest from the config that is
