@@ -37,28 +37,28 @@ func fastWindow(s *Settings, cfg *Config) time.Duration {
 // slowWindow is the slow profile's window: this spider's own if it is the
 // slow one (or a profile without a level limit), else the config's.
 func slowWindow(s *Settings, cfg *Config) time.Duration {
-	if s.Profile == "slow" || s.MaxLevel < 0 {
-		return s.Window
-	}
-	w := profileDefaults["slow"].Window
-	if p, ok := cfg.Profile["slow"]; ok && p.Window != nil {
-		w = p.Window.Duration
-	}
-	return w
+	return slowSetting(s, cfg, s.Window, func(p Settings) time.Duration { return p.Window },
+		func(p ProfileConfig) *Duration { return p.Window })
 }
 
-// slowStale is the slow profile's stale bound: this spider's own if it is
-// the slow one (or a profile without a level limit), else the config's; 0
-// when it is off.
+// slowStale is the slow profile's stale bound, found as slowWindow is;
+// 0 when it is off.
 func slowStale(s *Settings, cfg *Config) time.Duration {
+	return slowSetting(s, cfg, s.Stale, func(p Settings) time.Duration { return p.Stale },
+		func(p ProfileConfig) *Duration { return p.Stale })
+}
+
+// slowSetting is own if this spider is the slow one (or a profile without
+// a level limit), else the slow profile's from the config, else its
+// default.
+func slowSetting(s *Settings, cfg *Config, own time.Duration, def func(Settings) time.Duration, set func(ProfileConfig) *Duration) time.Duration {
 	if s.Profile == "slow" || s.MaxLevel < 0 {
-		return s.Stale
+		return own
 	}
-	st := profileDefaults["slow"].Stale
-	if p, ok := cfg.Profile["slow"]; ok && p.Stale != nil {
-		st = p.Stale.Duration
+	if p, ok := cfg.Profile["slow"]; ok && set(p) != nil {
+		return set(p).Duration
 	}
-	return st
+	return def(profileDefaults["slow"])
 }
 
 // requisiteMean is how often a requisite with no history of its own is

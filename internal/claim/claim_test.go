@@ -294,28 +294,6 @@ func TestEarly(t *testing.T) {
 		{URL: "no model, a quarter", Level: 1, State: list.Downloaded, Modified: ago(15 * time.Minute)},
 		{URL: "claimed", Spider: "slow", Level: 0, State: list.Downloaded, Modified: ago(9 * time.Hour), Due: ago(9 * time.Hour).Add(10 * time.Hour)},
 	}
-	pick := func(k *Picker) []string {
-		var due []list.Entry
-		for _, e := range es {
-			if k.Due(&e) {
-				due = append(due, e)
-			}
-		}
-		slices.SortStableFunc(due, func(a, b list.Entry) int {
-			switch {
-			case k.Less(&a, &b):
-				return -1
-			case k.Less(&b, &a):
-				return 1
-			}
-			return 0
-		})
-		var out []string
-		for _, e := range due {
-			out = append(out, e.URL)
-		}
-		return out
-	}
 	tests := []struct {
 		name           string
 		early, backlog bool
@@ -327,7 +305,7 @@ func TestEarly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k := &Picker{P: p, Now: now, Early: tt.early, Backlog: tt.backlog}
-		if got := pick(k); !slices.Equal(got, tt.want) {
+		if got := pickAll(k, es); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -371,27 +349,33 @@ func TestOrderByModelMean(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k := &Picker{P: p, Now: now, Early: tt.early}
-		var due []list.Entry
-		for _, e := range tt.es {
-			if k.Due(&e) {
-				due = append(due, e)
-			}
-		}
-		slices.SortStableFunc(due, func(a, b list.Entry) int {
-			switch {
-			case k.Less(&a, &b):
-				return -1
-			case k.Less(&b, &a):
-				return 1
-			}
-			return 0
-		})
-		var got []string
-		for _, e := range due {
-			got = append(got, e.URL)
-		}
-		if !slices.Equal(got, tt.want) {
+		if got := pickAll(k, tt.es); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// pickAll returns the URLs of the lines of es that k finds due, in k's
+// order.
+func pickAll(k *Picker, es []list.Entry) []string {
+	var due []list.Entry
+	for _, e := range es {
+		if k.Due(&e) {
+			due = append(due, e)
+		}
+	}
+	slices.SortStableFunc(due, func(a, b list.Entry) int {
+		switch {
+		case k.Less(&a, &b):
+			return -1
+		case k.Less(&b, &a):
+			return 1
+		}
+		return 0
+	})
+	var out []string
+	for _, e := range due {
+		out = append(out, e.URL)
+	}
+	return out
 }
