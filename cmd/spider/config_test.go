@@ -143,20 +143,7 @@ func TestRevisitBounds(t *testing.T) {
 		{"config longest below a flag window", "[profile.fast]\nlongest = \"2h\"\n", []string{"--profile", "fast", "--window", "3h"}, 3 * time.Hour, 90 * time.Minute},
 	}
 	for _, tt := range tests {
-		path := filepath.Join(t.TempDir(), "c.toml")
-		os.WriteFile(path, []byte(tt.toml), 0o644)
-		cfg, err := LoadConfig(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := newRunFlags()
-		if err := f.fs.Parse(tt.args); err != nil {
-			t.Fatal(err)
-		}
-		s, err := f.resolve(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
+		s, cfg := resolveWith(t, tt.toml, tt.args)
 		if s.Longest != tt.longest || s.Shortest != tt.shortest {
 			t.Errorf("%s: longest %v, shortest %v; want %v, %v", tt.name, s.Longest, s.Shortest, tt.longest, tt.shortest)
 		}
@@ -168,4 +155,51 @@ func TestRevisitBounds(t *testing.T) {
 			t.Errorf("%s: status sees longest %v, the spider runs with %v", tt.name, fromStatus.Longest, tt.longest)
 		}
 	}
+}
+
+// TestRequisiteMean: a requisite with no history is presumed to change
+// once per the slow profile's stale bound (never more often than the slow
+// window), whichever profile fetched it, so both spiders of a list agree.
+func TestRequisiteMean(t *testing.T) {
+	tests := []struct {
+		name string
+		toml string
+		args []string
+		want time.Duration
+	}{
+		{"fast, defaults: the slow stale bound", "", []string{"--profile", "fast"}, 336 * time.Hour},
+		{"slow, defaults", "", []string{"--profile", "slow"}, 336 * time.Hour},
+		{"slow, stale by flag", "", []string{"--profile", "slow", "--window", "90s", "--stale", "180s"}, 180 * time.Second},
+		{"fast follows the config's slow stale bound", "[profile.slow]\nstale = \"48h\"\n", []string{"--profile", "fast"}, 48 * time.Hour},
+		{"slow without a stale bound: its window", "", []string{"--profile", "slow", "--window", "12h", "--stale", "0s"}, 12 * time.Hour},
+	}
+	for _, tt := range tests {
+		s, _ := resolveWith(t, tt.toml, tt.args)
+		if got := requisiteMean(s); got != tt.want {
+			t.Errorf("%s: requisites presumed to change every %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// resolveWith returns the settings a spider run with args resolves under
+// a config file holding conf, and the config.
+func resolveWith(t *testing.T, conf string, args []string) (*Settings, *Config) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newRunFlags()
+	if err := f.fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.resolve(cfg)
+	if err != nil {
+		t.Fatalf("%q %v: %v", conf, args, err)
+	}
+	return s, cfg
 }

@@ -42,6 +42,7 @@ type Settings struct {
 	Shortest    time.Duration // shortest revisit interval of a page that changes often
 	HubLevel    int           // pages this deep or shallower are compared for announcements: the fast profile's depth
 	SlowWindow  time.Duration // the slow profile's window: how often requisites are refreshed
+	SlowStale   time.Duration // the slow profile's stale bound; 0 = off
 	MaxLevel    int
 	Stale       time.Duration
 	Batch       int
@@ -135,6 +136,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	f.apply(s)
 	s.HubLevel = hubLevel(s, cfg)
 	s.SlowWindow = slowWindow(s, cfg)
+	s.SlowStale = slowStale(s, cfg)
 	s.Longest = longest(s, f.fs.Changed("longest"))
 	if s.Shortest == 0 {
 		// A page that changes within the fast window (a hub: the home

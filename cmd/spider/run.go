@@ -163,7 +163,7 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 		RemoveArchived: s.RemoveArchived, Layout: mirror.Layout{FoldCase: s.CaseInsensitiveNames},
 		IgnoreRobots: !s.Polite.Robots, HostConns: s.Polite.HostConns, MaxSlowDown: s.Polite.MaxSlowDown,
 		Scope: s.Scope, MaxNewPerHost: s.NewPerHost, Traps: s.crawlTraps(), HubLevel: s.HubLevel,
-		RequisiteEvery: s.SlowWindow, Sitemaps: s.Sitemaps,
+		RequisiteEvery: requisiteMean(s), Sitemaps: s.Sitemaps,
 	}
 	closeGate, err := shareState(ctx, l, &cfg, hostgate.Options{Conns: s.Polite.HostConns, MaxSlow: s.Polite.MaxSlowDown})
 	if err != nil {

@@ -37,14 +37,40 @@ func fastWindow(s *Settings, cfg *Config) time.Duration {
 // slowWindow is the slow profile's window: this spider's own if it is the
 // slow one (or a profile without a level limit), else the config's.
 func slowWindow(s *Settings, cfg *Config) time.Duration {
+	return slowSetting(s, cfg, s.Window, func(p Settings) time.Duration { return p.Window },
+		func(p ProfileConfig) *Duration { return p.Window })
+}
+
+// slowStale is the slow profile's stale bound, found as slowWindow is;
+// 0 when it is off.
+func slowStale(s *Settings, cfg *Config) time.Duration {
+	return slowSetting(s, cfg, s.Stale, func(p Settings) time.Duration { return p.Stale },
+		func(p ProfileConfig) *Duration { return p.Stale })
+}
+
+// slowSetting is own if this spider is the slow one (or a profile without
+// a level limit), else the slow profile's from the config, else its
+// default.
+func slowSetting(s *Settings, cfg *Config, own time.Duration, def func(Settings) time.Duration, set func(ProfileConfig) *Duration) time.Duration {
 	if s.Profile == "slow" || s.MaxLevel < 0 {
-		return s.Window
+		return own
 	}
-	w := profileDefaults["slow"].Window
-	if p, ok := cfg.Profile["slow"]; ok && p.Window != nil {
-		w = p.Window.Duration
+	if p, ok := cfg.Profile["slow"]; ok && set(p) != nil {
+		return set(p).Duration
 	}
-	return w
+	return def(profileDefaults["slow"])
+}
+
+// requisiteMean is how often a requisite with no history of its own is
+// presumed to change (crawl.Config.RequisiteEvery): sites seldom edit an
+// image, a style sheet or a script in place (a new version gets a new
+// name, which the changed page links to and which is fetched as new), so
+// once per the slow profile's stale bound, the longest a copy may go
+// unchecked; never more often than the slow window. The windows still
+// refresh it within each profile's longest; the presumption only puts it
+// after pages when the budget cannot cover both.
+func requisiteMean(s *Settings) time.Duration {
+	return max(s.SlowStale, s.SlowWindow)
 }
 
 // longest is the longest revisit interval of a page seen not to change:

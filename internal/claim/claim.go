@@ -31,10 +31,12 @@
 //
 // Among due lines the stale ones come first (oldest first), then the lines
 // with no copy or a hinted one (lowest level, then longest waiting), then
-// refreshes by the chance the page changed since its copy (its age over
-// its interval: the expected freshness a request buys), then the lowest
-// level and the oldest copy; the list breaks remaining ties by line order,
-// which is the order of discovery.
+// the refreshes due at their revisit interval, then the early ones; each
+// kind of refresh by the chance the page changed since its copy (its age
+// over the model's mean time between changes, unclamped: the expected
+// freshness a request buys), then the lowest level and the oldest copy;
+// the list breaks remaining ties by line order, which is the order of
+// discovery.
 package claim
 
 import (
@@ -199,6 +201,7 @@ const (
 	classStale = iota
 	classNew   // no copy, or a hinted one
 	classRefresh
+	classEarly // due only because the spider refreshes early (Picker.Early)
 )
 
 func (b *bounds) class(e *list.Entry) int {
@@ -207,14 +210,25 @@ func (b *bounds) class(e *list.Entry) int {
 		return classStale
 	case e.Modified.IsZero() || e.Hinted():
 		return classNew
+	case b.now.Before(e.Modified.Add(b.interval(e))):
+		return classEarly
 	}
 	return classRefresh
 }
 
-// odds is how likely the page changed since its copy, as the copy's age
-// over its interval (monotone in the chance 1−e^(−age/interval)).
+// odds is how likely the page changed since its copy: the copy's age over
+// the model's own mean time between changes (monotone in the chance
+// 1−e^(−age/mean)), not over the revisit interval the profile clamps it
+// to. Two copies due at the same Longest are then told apart: the page
+// the model expects to change within the window comes before the one it
+// expects to change once a month. A line without a model counts its
+// window as its mean, a hinted one its shortest.
 func (b *bounds) odds(e *list.Entry) float64 {
-	return float64(b.now.Sub(e.Modified)) / float64(b.interval(e))
+	mean := b.interval(e)
+	if e.Due.After(e.Modified) && !e.Modified.IsZero() {
+		mean = max(e.Due.Sub(e.Modified), b.shortest)
+	}
+	return float64(b.now.Sub(e.Modified)) / float64(mean)
 }
 
 func (b *bounds) less(a, c *list.Entry) bool {
@@ -222,7 +236,7 @@ func (b *bounds) less(a, c *list.Entry) bool {
 	if ka != kc {
 		return ka < kc
 	}
-	if ka == classRefresh {
+	if ka == classRefresh || ka == classEarly {
 		if oa, oc := b.odds(a), b.odds(c); oa != oc {
 			return oa > oc
 		}

@@ -294,28 +294,6 @@ func TestEarly(t *testing.T) {
 		{URL: "no model, a quarter", Level: 1, State: list.Downloaded, Modified: ago(15 * time.Minute)},
 		{URL: "claimed", Spider: "slow", Level: 0, State: list.Downloaded, Modified: ago(9 * time.Hour), Due: ago(9 * time.Hour).Add(10 * time.Hour)},
 	}
-	pick := func(k *Picker) []string {
-		var due []list.Entry
-		for _, e := range es {
-			if k.Due(&e) {
-				due = append(due, e)
-			}
-		}
-		slices.SortStableFunc(due, func(a, b list.Entry) int {
-			switch {
-			case k.Less(&a, &b):
-				return -1
-			case k.Less(&b, &a):
-				return 1
-			}
-			return 0
-		})
-		var out []string
-		for _, e := range due {
-			out = append(out, e.URL)
-		}
-		return out
-	}
 	tests := []struct {
 		name           string
 		early, backlog bool
@@ -327,7 +305,7 @@ func TestEarly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k := &Picker{P: p, Now: now, Early: tt.early, Backlog: tt.backlog}
-		if got := pick(k); !slices.Equal(got, tt.want) {
+		if got := pickAll(k, es); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -337,4 +315,67 @@ func TestEarly(t *testing.T) {
 	if got, want := k.Next(), ago(time.Hour).Add(5*time.Hour); !got.Equal(want) {
 		t.Errorf("Next = %v, want half the interval after the copy: %v", got, want)
 	}
+}
+
+// Refreshes are ranked by the model's own mean time between changes, not
+// by the interval the profile clamps it to: of two copies due at Longest,
+// the page expected to change sooner goes first, whatever the level and
+// the copies' ages; and every copy due at its interval goes before any
+// copy due only early, however likely that one is to have changed.
+func TestOrderByModelMean(t *testing.T) {
+	p := slow
+	p.Window, p.Longest, p.Batch = time.Hour, 24*time.Hour, 10
+	model := func(url string, age, mean time.Duration, level int) list.Entry {
+		return list.Entry{URL: url, Level: level, State: list.Downloaded, Modified: ago(age), Due: ago(age).Add(mean)}
+	}
+	tests := []struct {
+		name  string
+		early bool
+		es    []list.Entry
+		want  []string
+	}{
+		{"both at Longest: the likelier change first", false, []list.Entry{
+			model("monthly, older copy, shallower", 26*time.Hour, 720*time.Hour, 1),
+			model("every two days", 25*time.Hour, 48*time.Hour, 2),
+		}, []string{"every two days", "monthly, older copy, shallower"}},
+		{"a requisite presumed rare after a page of no model", false, []list.Entry{
+			model("image presumed to change fortnightly", 48*time.Hour, 336*time.Hour, 0),
+			{URL: "page, no model", Level: 3, State: list.Downloaded, Modified: ago(90 * time.Minute)},
+		}, []string{"page, no model", "image presumed to change fortnightly"}},
+		{"due at the interval before early, whatever the odds", true, []list.Entry{
+			model("early, mean 10h, 9h old", 9*time.Hour, 10*time.Hour, 0),
+			model("due at Longest, mean a month", 25*time.Hour, 720*time.Hour, 5),
+		}, []string{"due at Longest, mean a month", "early, mean 10h, 9h old"}},
+	}
+	for _, tt := range tests {
+		k := &Picker{P: p, Now: now, Early: tt.early}
+		if got := pickAll(k, tt.es); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// pickAll returns the URLs of the lines of es that k finds due, in k's
+// order.
+func pickAll(k *Picker, es []list.Entry) []string {
+	var due []list.Entry
+	for _, e := range es {
+		if k.Due(&e) {
+			due = append(due, e)
+		}
+	}
+	slices.SortStableFunc(due, func(a, b list.Entry) int {
+		switch {
+		case k.Less(&a, &b):
+			return -1
+		case k.Less(&b, &a):
+			return 1
+		}
+		return 0
+	})
+	var out []string
+	for _, e := range due {
+		out = append(out, e.URL)
+	}
+	return out
 }

@@ -747,9 +747,35 @@ func TestPassDueForFirstVisitLinks(t *testing.T) {
 	if at := r.wakeAt(now); !at.Equal(now.Add(time.Second)) {
 		t.Errorf("wakeAt %v, want the end of the spacing", at)
 	}
-	r.firstLinks = false // a refresh's links: the pass waits for the claim in flight
+	r.firstNews = false // a refresh's links: the pass waits for the claim in flight
 	if r.passDue(now.Add(time.Second)) {
 		t.Fatal("pass due with a refresh's result and a claim in flight")
+	}
+}
+
+// A first visit's copy with no links (an image) is recorded once the
+// spacing is over too, not after the rest of a paced batch: until then
+// the list says the page has no copy. A refresh's copy waits.
+func TestPassDueForFirstVisitCopy(t *testing.T) {
+	r := testRun(t)
+	r.jobs.ahead.set(false)
+	now := time.Now()
+	r.lastPass, r.spacing = now, time.Second // shorter than the flush interval
+	for _, u := range []string{"http://h/next", "http://h/more", "http://h/i.png", "http://h/j.png"} {
+		r.inflight[u] = false
+	}
+	o := &outcome{job: job{en: list.Entry{URL: "http://h/i.png", Level: 3}},
+		res: list.Result{URL: "http://h/i.png", State: list.Downloaded, File: "h/i.png", Modified: now}}
+	r.committed(committed{outs: []*outcome{o}})
+	if !r.passDue(now.Add(time.Second)) {
+		t.Fatal("pass not due after its spacing with a first visit's copy waiting and a claim in flight")
+	}
+	r.firstNews = false
+	refresh := &outcome{job: job{en: list.Entry{URL: "http://h/j.png", Level: 3, Modified: now.Add(-time.Hour)}},
+		res: list.Result{URL: "http://h/j.png", State: list.Downloaded, File: "h/j.png", Modified: now}}
+	r.committed(committed{outs: []*outcome{refresh}})
+	if r.passDue(now.Add(time.Second)) {
+		t.Fatal("pass due with a refresh's copy and a claim in flight")
 	}
 }
 

@@ -127,7 +127,9 @@ type Config struct {
 	// profile's depth limit; -1 = every level.
 	HubLevel int
 	// RequisiteEvery is how often a requisite with no history of its
-	// own is refreshed (revisit.go): the slow profile's window. Zero
+	// own is presumed to change (revisit.go): cmd/spider gives the slow
+	// profile's stale bound, at least its window. The claim policy
+	// still refreshes it within each profile's longest interval; zero
 	// means the profile's own window.
 	RequisiteEvery time.Duration
 }

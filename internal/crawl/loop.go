@@ -44,7 +44,7 @@ type run struct {
 	idleUntil        time.Time     // nothing to do: the next pass waits until then
 	elsewhere        [2]int        // at the last idle pass: lines never visited that other spiders hold, and the list's lines
 	backlog          bool          // the last pass left lines never visited unclaimed: claim.Picker.Backlog
-	firstLinks       bool          // a first visit's links wait for the next pass: see passDue
+	firstNews        bool          // a first visit's links or copy wait for the next pass: see passDue
 	stopping         bool          // no more claims
 	over             bool          // the loop ends once no pass is under way
 	err              error
@@ -230,8 +230,8 @@ func (r *run) committed(c committed) {
 	}
 	for _, o := range c.outs {
 		r.results = append(r.results, o.res)
-		if o.job.en.Modified.IsZero() && o.linked {
-			r.firstLinks = true // see passDue
+		if o.job.en.Modified.IsZero() && (o.linked || o.res.File != "") {
+			r.firstNews = true // see passDue
 		}
 		if o.rec != nil {
 			r.history = append(r.history, *o.rec)

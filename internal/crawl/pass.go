@@ -49,8 +49,11 @@ func (r *run) passDue(now time.Time) bool {
 		// A first visit's links may lead to pages never visited (a
 		// chain of archive pages, one link a page): they go to the list
 		// once the spacing is over, not after the slowest claim in
-		// flight, so a chain is walked at the host's pace.
-		if r.firstLinks && now.Sub(r.lastPass) >= r.spacing {
+		// flight, so a chain is walked at the host's pace. A first
+		// visit's copy goes too: until its pass the list says the page
+		// has none (to the other spiders, status, a restart), and a
+		// paced spider's batch may take many seconds to finish.
+		if r.firstNews && now.Sub(r.lastPass) >= r.spacing {
 			return true
 		}
 		// Lines fetched ahead before it went off still wait for a claim.
@@ -73,7 +76,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 		return r.idleUntil
 	}
 	var at time.Time
-	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); (q.ahead && q.queued > 0 || !q.ahead && r.firstLinks) && spaced.After(now) {
+	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); (q.ahead && q.queued > 0 || !q.ahead && r.firstNews) && spaced.After(now) {
 		at = spaced
 	}
 	if len(r.results) > 0 {
@@ -93,7 +96,7 @@ func (r *run) startPass() {
 	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
-	r.passing, r.idleUntil, r.firstLinks = true, time.Time{}, false
+	r.passing, r.idleUntil, r.firstNews = true, time.Time{}, false
 	e := r.e
 	go func() { r.passDone <- e.runPass(r.ctx, c, carried) }()
 }

@@ -13,10 +13,15 @@ import (
 // (internal/change) whether the page changed since the visit before, and
 // sets when the page is next worth a visit: the line's due, which the
 // claim policy bounds by each profile's windows (internal/claim). A page
-// with no history yet has no due: each profile's window decides; a requisite (an
-// image, a style sheet, a script, a font) is given Config.RequisiteEvery
-// (the slow profile's window): requisites are fetched when new and
-// refreshed by the slow spider, not at every fast window.
+// with no history yet has no due: each profile's window decides; but a
+// start page (level 0) is due again after the profile's shortest interval:
+// start pages are where a site announces, one visit says nothing of how
+// often they change, and what a home page's "latest" list shows at the
+// first visit may have scrolled off before a whole window passes. A
+// requisite (an image, a style sheet, a script, a font) is presumed to
+// change once per Config.RequisiteEvery: requisites are fetched when new
+// and refreshed by the slow spider, not at every fast window, and after
+// the pages when the budget cannot cover both.
 
 // revisit updates the model in rec for a visit at now that found the page
 // changed or not, and sets the result's due.
@@ -32,6 +37,10 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, now time.Ti
 	switch {
 	case requisiteType(rec.MediaType):
 		prior = max(e.cfg.RequisiteEvery, prior)
+	case len(rec.Visits) == 0 && o.job.en.Level == 0:
+		shortest, _, _ := e.cfg.Profile.Intervals()
+		o.res.Due = now.Add(shortest)
+		return
 	case len(rec.Visits) == 0:
 		return // no evidence yet: each profile's window decides
 	}

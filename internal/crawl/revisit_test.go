@@ -137,3 +137,21 @@ func TestEarlyRefresh(t *testing.T) {
 		}
 	}
 }
+
+// A start page visited once is due again after the profile's shortest
+// interval, not its window: what its "latest" list shows may scroll off
+// before a window passes. Other pages visited once still have no due.
+func TestStartPageFirstRefreshAtShortest(t *testing.T) {
+	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Profile.Window, c.Profile.Shortest = time.Hour, 20*time.Minute }
+	v.site.set("/", 200, `<a href="/a">a</a>`)
+	v.site.set("/a", 200, "a")
+	v.crawl(t, time.Hour)
+	home, page := v.line(t, v.base+"/"), v.line(t, v.base+"/a")
+	if d := home.Due.Sub(home.Modified); d != 20*time.Minute {
+		t.Errorf("start page visited once due %v after its copy, want the shortest interval, 20m", d)
+	}
+	if !page.Due.IsZero() {
+		t.Errorf("page visited once due %v: want none, the windows decide", page.Due)
+	}
+}
