@@ -7,7 +7,7 @@ test site's truth file, sums up one run, renders the report.
                         --start T0 --duration S --out SAMPLES.json
   bench-fresh.py summarize --samples SAMPLES.json --requests REQ.log
                         --tool T --budget B --fast-window W --out ROW.json
-  bench-fresh.py render --header FILE --out FILE ROW.json...
+  bench-fresh.py render --header FILE [--footer FILE] [--gaps] --out FILE ROW.json...
 
 Definitions (the report repeats them):
 - A spider's copy of a URL is the file its list gives it: read from the
@@ -31,6 +31,11 @@ Definitions (the report repeats them):
   announced pages are checked every second, so a time is at most 1 s late.
 - Requests, 304 answers, rate: from the site's request log over the run;
   "peak" is the busiest 10 s, divided by 10.
+- Gap between requests (render --gaps): the median and 90th percentile of
+  the times between one request's arrival at the site and the next's;
+  spiders that share a host's pace start a request at least the delay
+  after the previous one ended, so the gap is the delay, the request's own
+  time and what the pace costs to take and give back.
 """
 
 import argparse
@@ -279,8 +284,11 @@ def request_stats(lines, t0, t1):
             j += 1
         peak = max(peak, i - j + 1)
     span = t1 - t0
+    gaps = [b - a for a, b in zip(times, times[1:])]
     return {"requests": len(times), "not_modified": n304,
-            "rate": len(times) / span if span > 0 else 0, "peak": peak / 10}
+            "rate": len(times) / span if span > 0 else 0, "peak": peak / 10,
+            "gap": statistics.median(gaps) if gaps else None,
+            "gap_p90": statistics.quantiles(gaps, n=10)[-1] if len(gaps) > 1 else None}
 
 
 def summarize(data, lines, tool, budget, window):
@@ -351,6 +359,24 @@ def render(rows, header=""):
     return "\n".join(out) + "\n"
 
 
+def render_gaps(rows):
+    """The table of the gaps between requests: per budget and tool, the
+    medians over runs of each run's median gap and 90th percentile, in ms."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["budget"], r["tool"]), []).append(r)
+    order = sorted(groups, key=lambda k: (k[0] == "none", float(k[0]) if k[0] != "none" else 0, k[1]))
+    out = ["", "Gap between one request's arrival at the site and the next's (medians over runs):", "",
+           "| budget (req/s) | tool | median gap (ms) | 90th percentile (ms) |", "|---|---|---|---|"]
+    for k in order:
+        med = {}
+        for f in ("gap", "gap_p90"):
+            vals = [r[f] for r in groups[k] if r.get(f) is not None]
+            med[f] = 1000 * statistics.median(vals) if vals else None
+        out.append(f"| {k[0]} | {k[1]} | {fmt(med['gap'], '.1f')} | {fmt(med['gap_p90'], '.1f')} |")
+    return "\n".join(out) + "\n"
+
+
 def cmd_render(args):
     rows = []
     for path in args.rows:
@@ -358,7 +384,7 @@ def cmd_render(args):
             rows.append(json.load(f))
     header = open(args.header, encoding="utf-8").read() if args.header else ""
     footer = open(args.footer, encoding="utf-8").read() if args.footer else ""
-    text = render(rows, header) + footer
+    text = render(rows, header) + (render_gaps(rows) if args.gaps else "") + footer
     if args.out == "-":
         sys.stdout.write(text)
     else:
@@ -395,6 +421,7 @@ def main():
     r = sub.add_parser("render")
     r.add_argument("--header")
     r.add_argument("--footer")
+    r.add_argument("--gaps", action="store_true")
     r.add_argument("--out", default="-")
     r.add_argument("rows", nargs="*")
     args = ap.parse_args()

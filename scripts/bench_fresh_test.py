@@ -165,6 +165,22 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(st["not_modified"], 5)
         self.assertAlmostEqual(st["rate"], 55 / 30)
         self.assertAlmostEqual(st["peak"], 5.0)  # 50 requests in the busiest 10 s
+        # 49 gaps of 0.1 s, 4 of 1 s, one of 5.1 s: the 90th percentile
+        # (statistics.quantiles) lies halfway between the 49th and 50th.
+        self.assertAlmostEqual(st["gap"], 0.1)
+        self.assertAlmostEqual(st["gap_p90"], 0.55)
+        one = bf.request_stats(["100.5 200 GET /\n"], 100, 130)
+        self.assertIsNone(one["gap"])
+        self.assertIsNone(one["gap_p90"])
+
+    def test_render_gaps(self):
+        rows = [{"budget": "20", "tool": t, "gap": g, "gap_p90": g + 0.005}
+                for t, g in [("spider", 0.050), ("spider", 0.052), ("spider", 0.051), ("spider-pg", 0.053)]]
+        rows.append({"budget": "20", "tool": "wget", "gap": None, "gap_p90": None})
+        lines = bf.render_gaps(rows).splitlines()
+        self.assertIn("| 20 | spider | 51.0 | 56.0 |", lines)
+        self.assertIn("| 20 | spider-pg | 53.0 | 58.0 |", lines)
+        self.assertIn("| 20 | wget | — | — |", lines)
 
 
 class Summaries(unittest.TestCase):
