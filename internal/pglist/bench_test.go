@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/gatetest"
 	"github.com/spider-mirror/spider/internal/hostgate"
 	"github.com/spider-mirror/spider/list"
 )
@@ -163,11 +164,11 @@ func BenchmarkRefreshQueries(b *testing.B) {
 }
 
 // BenchmarkGateReserve measures one request's share of the hosts' shared
-// pace in PostgreSQL, as internal/hostgate's BenchmarkReserve does on
-// files: a TryAcquire and a Release, each a transaction on the host's
-// row. A spider with a delay waits the delay after the Release and takes
-// the next request with a TryAcquire, so this is what the store adds to
-// the gap between two requests to a host.
+// pace in PostgreSQL (gatetest.Reserve, as internal/hostgate's
+// BenchmarkReserve on files): a TryAcquire and a Release, each a
+// transaction on the host's row. A spider with a delay waits the delay
+// after the Release and takes the next request with a TryAcquire, so this
+// is what the store adds to the gap between two requests to a host.
 func BenchmarkGateReserve(b *testing.B) {
 	dsn := testDSN(b)
 	s := openTest(b, dsn, testSchema(b, dsn))
@@ -176,13 +177,5 @@ func BenchmarkGateReserve(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	for b.Loop() {
-		l, w, err := g.TryAcquire("127.0.0.1:8080", 0)
-		if err != nil || w != 0 {
-			b.Fatal(w, err)
-		}
-		if err := g.Release(l, hostgate.Outcome{OK: true}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	gatetest.Reserve(b, g)
 }
