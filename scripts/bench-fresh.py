@@ -2,13 +2,18 @@
 """Helper of scripts/bench-fresh: samples a mirror's freshness against the
 test site's truth file, sums up one run, renders the report.
 
-  bench-fresh.py sample --truth F (--list LIST --mirror DIR | --wget DIR)
+  bench-fresh.py sample --truth F (--list LIST --mirror DIR | --wget DIR
+                        | --list-command CMD --mirror DIR)
                         --start T0 --duration S --out SAMPLES.json
   bench-fresh.py summarize --samples SAMPLES.json --requests REQ.log
                         --tool T --budget B --fast-window W --out ROW.json
-  bench-fresh.py render --header FILE --out FILE ROW.json...
+  bench-fresh.py render --header FILE [--footer FILE] [--gaps] --out FILE ROW.json...
 
 Definitions (the report repeats them):
+- A spider's copy of a URL is the file its list gives it: read from the
+  list file (--list), or from the list a command prints in the list
+  file's format (--list-command, e.g. `spider list export` of a list in
+  PostgreSQL), read anew before every look, the same definition for both.
 - A sample (every 5 s from the tools' start, t = 0 included) looks at every
   URL the truth file lists as live (pages and images). A URL is current when
   the mirror has a copy of it holding the truth's version (the
@@ -26,13 +31,20 @@ Definitions (the report repeats them):
   announced pages are checked every second, so a time is at most 1 s late.
 - Requests, 304 answers, rate: from the site's request log over the run;
   "peak" is the busiest 10 s, divided by 10.
+- Gap between requests (render --gaps): the median and 90th percentile of
+  the times between one request's arrival at the site and the next's;
+  spiders that share a host's pace start a request at least the delay
+  after the previous one ended, so the gap is the delay, the request's own
+  time and what the pace costs to take and give back.
 """
 
 import argparse
 import json
 import os
 import re
+import shlex
 import statistics
+import subprocess
 import sys
 import time
 import urllib.parse
@@ -69,21 +81,42 @@ def wget_file(path, marked):
     return name
 
 
-def list_files(list_path):
+def parse_list(lines):
     """Maps key(url) → file of every line of a spider list: the first field
     is the file, the last the URL, whatever lies between. Lines that do not
     parse (a comment, a line being rewritten) are skipped."""
     out = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 2 or line.startswith("#") or not fields[-1].startswith(("http://", "https://")):
+            continue
+        out[url_key(fields[-1])] = fields[0]
+    return out
+
+
+def list_files(list_path):
+    """parse_list() of a list file; {} if there is none yet."""
     try:
         with open(list_path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                fields = line.split()
-                if len(fields) < 2 or line.startswith("#") or not fields[-1].startswith(("http://", "https://")):
-                    continue
-                out[url_key(fields[-1])] = fields[0]
+            return parse_list(f)
     except FileNotFoundError:
-        pass
-    return out
+        return {}
+
+
+def command_files(argv, timeout=30):
+    """parse_list() of what a command (argv) prints, e.g. `spider list
+    export` of a list in PostgreSQL; {} if it fails, said on stderr, so a
+    look that cannot read the list counts the copies it knew before."""
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"bench-fresh.py: {argv[0]}: {e}", file=sys.stderr)
+        return {}
+    if p.returncode != 0:
+        print(f"bench-fresh.py: {' '.join(argv)} exited {p.returncode}: "
+              f"{p.stderr.decode(errors='replace').strip()}", file=sys.stderr)
+        return {}
+    return parse_list(p.stdout.decode("utf-8", errors="replace").splitlines())
 
 
 def copy_version(file_path, marked):
@@ -115,16 +148,19 @@ def freshness(versions, copies):
 
 
 class Mirror:
-    """Where a tool keeps its copies: a spider list and its mirror, or a
-    wget host directory."""
+    """Where a tool keeps its copies: a spider list (a file, or a command
+    that prints it) and its mirror, or a wget host directory."""
 
-    def __init__(self, list_path=None, mirror=None, wget=None):
+    def __init__(self, list_path=None, mirror=None, wget=None, list_command=None):
         self.list_path, self.mirror, self.wget = list_path, mirror, wget
+        self.list_command = shlex.split(list_command) if list_command else None
         self.files = {}
 
     def refresh(self):
         if self.list_path:
             self.files.update(list_files(self.list_path))
+        elif self.list_command:
+            self.files.update(command_files(self.list_command))
 
     def file(self, k, marked):
         if self.wget:
@@ -152,7 +188,7 @@ def read_truth(path):
 
 
 def take_sample(truth, mirror, t):
-    mirror.refresh()
+    """One sample of the mirror as its last refresh() knows it."""
     copies = {k: mirror.version(k, k not in truth["unmarked"]) for k in truth["versions"]}
     live, current, have = freshness(truth["versions"], copies)
     return {"t": t, "live": live, "current": current, "have": have,
@@ -175,7 +211,7 @@ def watch_announced(truth, mirror, reached, t0, now):
 
 
 def cmd_sample(args):
-    mirror = Mirror(args.list, args.mirror, args.wget)
+    mirror = Mirror(args.list, args.mirror, args.wget, args.list_command)
     samples, reached, initial = [], {}, None
     t0, end = args.start, args.start + args.duration
     next_sample = t0
@@ -248,8 +284,11 @@ def request_stats(lines, t0, t1):
             j += 1
         peak = max(peak, i - j + 1)
     span = t1 - t0
+    gaps = [b - a for a, b in zip(times, times[1:])]
     return {"requests": len(times), "not_modified": n304,
-            "rate": len(times) / span if span > 0 else 0, "peak": peak / 10}
+            "rate": len(times) / span if span > 0 else 0, "peak": peak / 10,
+            "gap": statistics.median(gaps) if gaps else None,
+            "gap_p90": statistics.quantiles(gaps, n=10)[-1] if len(gaps) > 1 else None}
 
 
 def summarize(data, lines, tool, budget, window):
@@ -320,6 +359,24 @@ def render(rows, header=""):
     return "\n".join(out) + "\n"
 
 
+def render_gaps(rows):
+    """The table of the gaps between requests: per budget and tool, the
+    medians over runs of each run's median gap and 90th percentile, in ms."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["budget"], r["tool"]), []).append(r)
+    order = sorted(groups, key=lambda k: (k[0] == "none", float(k[0]) if k[0] != "none" else 0, k[1]))
+    out = ["", "Gap between one request's arrival at the site and the next's (medians over runs):", "",
+           "| budget (req/s) | tool | median gap (ms) | 90th percentile (ms) |", "|---|---|---|---|"]
+    for k in order:
+        med = {}
+        for f in ("gap", "gap_p90"):
+            vals = [r[f] for r in groups[k] if r.get(f) is not None]
+            med[f] = 1000 * statistics.median(vals) if vals else None
+        out.append(f"| {k[0]} | {k[1]} | {fmt(med['gap'], '.1f')} | {fmt(med['gap_p90'], '.1f')} |")
+    return "\n".join(out) + "\n"
+
+
 def cmd_render(args):
     rows = []
     for path in args.rows:
@@ -327,7 +384,7 @@ def cmd_render(args):
             rows.append(json.load(f))
     header = open(args.header, encoding="utf-8").read() if args.header else ""
     footer = open(args.footer, encoding="utf-8").read() if args.footer else ""
-    text = render(rows, header) + footer
+    text = render(rows, header) + (render_gaps(rows) if args.gaps else "") + footer
     if args.out == "-":
         sys.stdout.write(text)
     else:
@@ -352,6 +409,7 @@ def main():
     s.add_argument("--list")
     s.add_argument("--mirror")
     s.add_argument("--wget")
+    s.add_argument("--list-command")
     s.add_argument("--start", type=float, required=True)
     s.add_argument("--duration", type=float, required=True)
     s.add_argument("--interval", type=float, default=5)
@@ -363,11 +421,12 @@ def main():
     r = sub.add_parser("render")
     r.add_argument("--header")
     r.add_argument("--footer")
+    r.add_argument("--gaps", action="store_true")
     r.add_argument("--out", default="-")
     r.add_argument("rows", nargs="*")
     args = ap.parse_args()
-    if args.cmd == "sample" and not (args.wget or (args.list and args.mirror)):
-        ap.error("sample: give --list and --mirror (spider) or --wget (wget's host directory)")
+    if args.cmd == "sample" and not (args.wget or ((args.list or args.list_command) and args.mirror)):
+        ap.error("sample: give --list or --list-command, and --mirror (spider), or --wget (wget's host directory)")
     {"sample": cmd_sample, "summarize": cmd_summarize, "render": cmd_render}[args.cmd](args)
 
 

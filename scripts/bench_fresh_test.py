@@ -86,6 +86,35 @@ class Copies(unittest.TestCase):
         w = bf.Mirror(wget=os.path.join(self.dir, "w/h"))
         self.assertEqual(w.version("/about", True), 2)
 
+    def test_mirror_list_command(self):
+        # A list in PostgreSQL: the list as `spider list export` prints it,
+        # read anew at every refresh, with the same parser as a list file.
+        lst = os.path.join(self.dir, "exported")
+        write(lst, "h/index.html - 0 downloaded - http://h/\n")
+        write(os.path.join(self.dir, "m/h/index.html"), page(4))
+        write(os.path.join(self.dir, "m/h/new.html"), page(1))
+        cat = f"python3 -c 'import sys; sys.stdout.write(open(sys.argv[1]).read())' '{lst}'"
+        m = bf.Mirror(mirror=os.path.join(self.dir, "m"), list_command=cat)
+        m.refresh()
+        self.assertEqual(m.version("/", True), 4)
+        self.assertIsNone(m.version("/new", True))
+        write(lst, "h/index.html - 0 downloaded - http://h/\nh/new.html slow 1 downloaded - http://h/new\n")
+        m.refresh()
+        self.assertEqual(m.version("/new", True), 1)
+
+    def test_command_files_failure_keeps_nothing(self):
+        fail = ["python3", "-c", "import sys; print('h/x.html - 0 found - http://h/x'); sys.exit(3)"]
+        self.assertEqual(bf.command_files(fail), {})
+        self.assertEqual(bf.command_files([os.path.join(self.dir, "no-such-command")]), {})
+        ok = ["python3", "-c", "print('h/x.html - 0 found - http://h/x')"]
+        self.assertEqual(bf.command_files(ok), {"/x": "h/x.html"})
+        # A failed read between two good ones loses no file known before.
+        m = bf.Mirror(mirror=self.dir, list_command=" ".join(ok[:2]) + ' "print(\'h/x.html - 0 found - http://h/x\')"')
+        m.refresh()
+        m.list_command = fail
+        m.refresh()
+        self.assertEqual(m.files, {"/x": "h/x.html"})
+
 
 class Arithmetic(unittest.TestCase):
     def test_freshness(self):
@@ -136,6 +165,22 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(st["not_modified"], 5)
         self.assertAlmostEqual(st["rate"], 55 / 30)
         self.assertAlmostEqual(st["peak"], 5.0)  # 50 requests in the busiest 10 s
+        # 49 gaps of 0.1 s, 4 of 1 s, one of 5.1 s: the 90th percentile
+        # (statistics.quantiles) lies halfway between the 49th and 50th.
+        self.assertAlmostEqual(st["gap"], 0.1)
+        self.assertAlmostEqual(st["gap_p90"], 0.55)
+        one = bf.request_stats(["100.5 200 GET /\n"], 100, 130)
+        self.assertIsNone(one["gap"])
+        self.assertIsNone(one["gap_p90"])
+
+    def test_render_gaps(self):
+        rows = [{"budget": "20", "tool": t, "gap": g, "gap_p90": g + 0.005}
+                for t, g in [("spider", 0.050), ("spider", 0.052), ("spider", 0.051), ("spider-pg", 0.053)]]
+        rows.append({"budget": "20", "tool": "wget", "gap": None, "gap_p90": None})
+        lines = bf.render_gaps(rows).splitlines()
+        self.assertIn("| 20 | spider | 51.0 | 56.0 |", lines)
+        self.assertIn("| 20 | spider-pg | 53.0 | 58.0 |", lines)
+        self.assertIn("| 20 | wget | — | — |", lines)
 
 
 class Summaries(unittest.TestCase):
@@ -174,7 +219,7 @@ class Summaries(unittest.TestCase):
         write(os.path.join(d, "w/media/1.png"), b"\x89PNG")
         write(os.path.join(d, "w/about.html"), page(0))
         out = os.path.join(d, "samples.json")
-        args = type("A", (), dict(truth=os.path.join(d, "truth.json"), list=None, mirror=None,
+        args = type("A", (), dict(truth=os.path.join(d, "truth.json"), list=None, list_command=None, mirror=None,
                                   wget=os.path.join(d, "w"), start=bf.time.time(), duration=0, interval=5,
                                   out=out))
         bf.cmd_sample(args)

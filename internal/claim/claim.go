@@ -275,13 +275,6 @@ type Picker struct {
 	// windows bounds a spider's requests, so it never refreshes early.
 	Early bool
 
-	// Lookahead is how far past Now the lines Next considers must reach. A
-	// store that offers Due every line (the file) needs none; one that
-	// offers only the lines it selects as due (a database) offers, after
-	// a short claim, those becoming due within Lookahead too, so that an
-	// idle spider learns when to look again as it does from the file.
-	Lookahead time.Duration
-
 	next atomic.Int64 // unix nanoseconds; see Next
 	once sync.Once
 	b    bounds
@@ -328,9 +321,6 @@ func (k *Picker) Backlogged() bool { return k.Backlog }
 
 // RefreshesEarly reports the picker's Early.
 func (k *Picker) RefreshesEarly() bool { return k.Early }
-
-// LooksAhead reports the picker's Lookahead.
-func (k *Picker) LooksAhead() time.Duration { return k.Lookahead }
 
 // Less implements list.Picker.
 func (k *Picker) Less(a, b *list.Entry) bool { return k.bounds().less(a, b) }

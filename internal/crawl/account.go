@@ -43,7 +43,6 @@ type policyPicker interface {
 	Profile() claim.Profile
 	Backlogged() bool
 	RefreshesEarly() bool
-	LooksAhead() time.Duration
 }
 
 // countingPicker is a pass's picker that tallies every line it is

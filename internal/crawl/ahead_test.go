@@ -819,12 +819,6 @@ func TestIdleWaitWhileOthersVisitFirst(t *testing.T) {
 			t.Errorf("%s: idle wait %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	// A pass's picker looks as far ahead as the wait reaches: a store that
-	// offers it only the lines due (a database) shows it those becoming
-	// due by then, so Next can shorten the wait.
-	if c, _ := r.cycle(); c.Pick.(*claim.Picker).Lookahead != 30*time.Second {
-		t.Errorf("the pass's picker looks ahead %v, want the idle wait's 30s", c.Pick.(*claim.Picker).Lookahead)
-	}
 	// Stopping when idle, it judges the other's progress a flush apart.
 	r.e.cfg.UntilIdle = true
 	c := &list.Cycle{Stats: list.CycleStats{FirstElsewhere: 3}}

@@ -124,9 +124,7 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 
 // idlePoll is how long an idle spider waits at most before it looks at
 // the list again, since other spiders add lines and lower levels too: a
-// quarter of its window, from 100 ms to 30 s. It also bounds how far
-// ahead a pass looks for the next line to become due
-// (claim.Picker.Lookahead).
+// quarter of its window, from 100 ms to 30 s.
 func (c *Config) idlePoll() time.Duration {
 	return clamp(c.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
 }

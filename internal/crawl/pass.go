@@ -158,9 +158,9 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		// The mirror cannot be written: claim nothing until the back-off
 		// ends (storage.go).
 	case len(carried) > 0:
-		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Lookahead: e.cfg.idlePoll()}, ahead: carried, want: max(want, 0)}
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early}, ahead: carried, want: max(want, 0)}
 	case want > 0:
-		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early, Lookahead: e.cfg.idlePoll()}
+		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early}
 	}
 	c.Extra = r.status(now)
 	return c, carried

@@ -301,3 +301,19 @@ func testConcurrentCap(t *testing.T, open func(hostgate.Options) Gate, _ *Clock)
 		t.Errorf("%d requests made, want %d", d, workers*rounds)
 	}
 }
+
+// Reserve is the benchmark of one request's share of the protocol on g: a
+// TryAcquire and a Release, each a locked read-modify-write of the host's
+// state in g's store. Each store's package runs it (BenchmarkReserve), so
+// the stores compare.
+func Reserve(b *testing.B, g Gate) {
+	for b.Loop() {
+		l, w, err := g.TryAcquire("127.0.0.1:8080", 0)
+		if err != nil || w != 0 {
+			b.Fatal(w, err)
+		}
+		if err := g.Release(l, hostgate.Outcome{OK: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

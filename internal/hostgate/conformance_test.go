@@ -21,3 +21,15 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkReserve measures one request's share of the protocol on files:
+// a TryAcquire and a Release, each a locked read-modify-write of the
+// host's file.
+func BenchmarkReserve(b *testing.B) {
+	g, err := hostgate.Open(b.TempDir(), hostgate.Options{Conns: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	gatetest.Reserve(b, g)
+}

@@ -145,23 +145,5 @@ func TestFileName(t *testing.T) {
 	}
 }
 
-// BenchmarkReserve measures one request's share of the protocol: a
-// TryAcquire and a Release, each a locked read-modify-write of the host's
-// file.
-func BenchmarkReserve(b *testing.B) {
-	g, err := Open(b.TempDir(), Options{Conns: 4})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	for b.Loop() {
-		l, w, err := g.TryAcquire("127.0.0.1:8080", 0)
-		if err != nil || w != 0 {
-			b.Fatal(w, err)
-		}
-		g.Release(l, Outcome{OK: true})
-	}
-}
-
 func itoa(n int) string     { return strconv.Itoa(n) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

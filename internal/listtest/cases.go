@@ -196,6 +196,32 @@ func testClaimLimits(t *testing.T, b Backend) {
 	}
 }
 
+// A pass that finds nothing due tells its Picker when the first line
+// falls due (claim.Picker.Next), as a Picker that sees every line would
+// find: an idle spider sleeps until then, not a poll interval.
+func testIdleNext(t *testing.T, b Backend) {
+	shallow := slowProfile
+	shallow.Name, shallow.MaxLevel = "shallow", 1
+	for _, p := range []claim.Profile{slowProfile, shallow} {
+		sp := join(t, b, b.New(t), "a")
+		seed(sp, orderLines())
+		sp.claim(t0, everything, 1000) // the lines with no copy, out of the way
+		var want time.Time
+		for _, e := range scan(t, sp.s) {
+			if n := claim.NextDue(p, &e); !n.IsZero() && (want.IsZero() || n.Before(want)) {
+				want = n
+			}
+		}
+		k := &claim.Picker{P: p, Now: t0}
+		if c := sp.run(&list.Cycle{Now: t0, Pick: k}); len(c.Claimed) != 0 {
+			t.Fatalf("%s: claimed %v, want nothing due", p.Name, urls(c.Claimed))
+		}
+		if got := k.Next(); !got.Equal(want) || want.IsZero() {
+			t.Errorf("%s: Next() = %v, want %v (the first line to fall due)", p.Name, got, want)
+		}
+	}
+}
+
 // Results are recorded only on lines the recording spider holds; a result
 // with no state returns the claim; the others are dropped.
 func testRecord(t *testing.T, b Backend) {

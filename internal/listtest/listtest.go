@@ -48,6 +48,7 @@ func Run(t *testing.T, b Backend) {
 		{"Hints", testHints},
 		{"ClaimOrder", testClaimOrder},
 		{"ClaimLimits", testClaimLimits},
+		{"IdleNext", testIdleNext},
 		{"Record", testRecord},
 		{"ReleaseOwn", testReleaseOwn},
 		{"TakebackDead", testTakebackDead},

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/gatetest"
+	"github.com/spider-mirror/spider/internal/hostgate"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -159,4 +161,21 @@ func BenchmarkRefreshQueries(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkGateReserve measures one request's share of the hosts' shared
+// pace in PostgreSQL (gatetest.Reserve, as internal/hostgate's
+// BenchmarkReserve on files): a TryAcquire and a Release, each a
+// transaction on the host's row. A spider with a delay waits the delay
+// after the Release and takes the next request with a TryAcquire, so this
+// is what the store adds to the gap between two requests to a host.
+func BenchmarkGateReserve(b *testing.B) {
+	dsn := testDSN(b)
+	s := openTest(b, dsn, testSchema(b, dsn))
+	g, err := s.OpenGate(context.Background(), hostgate.Options{Conns: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	gatetest.Reserve(b, g)
 }

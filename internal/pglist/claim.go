@@ -61,22 +61,32 @@ func (p *pass) claim(ctx context.Context) error {
 			break
 		}
 	}
-	if err := p.claimLines(ctx, got); err != nil {
-		return err
+	if len(got) < max {
+		if err := p.showNext(ctx, sp, levels); err != nil {
+			return err
+		}
 	}
-	if len(got) < max && p.pick.LooksAhead() > 0 {
-		sp.now = sp.now.Add(p.pick.LooksAhead())
-		return p.lookAhead(ctx, candQueries(sp, levels, max+8))
-	}
-	return nil
+	return p.claimLines(ctx, got)
 }
 
-// lookAhead offers the Picker the lines the queries select, to learn when
-// lines not due yet become due (claim.Picker.Next): the queries of a
-// claim at a later clock, after a short claim, since an idle spider
-// waits for that time.
-func (p *pass) lookAhead(ctx context.Context, qs []candQuery) error {
-	for _, q := range qs {
+// nextRows is how many of the lines falling due soonest each class's
+// query shows the Picker when a batch is short.
+const nextRows = 8
+
+// showNext shows the Picker the lines that fall due soonest, when the
+// batch is short. The file store's Picker sees every line, so its Next
+// tells an idle spider how long it may sleep (internal/crawl), but the
+// candidate queries select only lines due already: without this an idle
+// spider on PostgreSQL slept its poll interval (a quarter of its window)
+// past the time its next line fell due. The same queries at a clock one
+// longest (or stale bound) later select every line that falls due by
+// then, each class in the order its lines fall due (refreshes per level
+// by their stand-in time, first visits by level); the Picker's Due finds
+// them not due yet and notes when they will be.
+func (p *pass) showNext(ctx context.Context, sp claimSpec, levels []int) error {
+	_, _, longest := sp.p.Intervals()
+	sp.now = sp.now.Add(max(longest, sp.p.Stale))
+	for _, q := range candQueries(sp, levels, nextRows) {
 		rows, err := p.tx.Query(ctx, q.sql, q.args...)
 		if err != nil {
 			return err

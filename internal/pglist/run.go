@@ -28,7 +28,6 @@ type Profiled interface {
 	Profile() claim.Profile
 	Backlogged() bool
 	RefreshesEarly() bool
-	LooksAhead() time.Duration
 }
 
 // maxAttempts bounds the retries of a pass that the server aborted to

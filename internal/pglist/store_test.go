@@ -217,46 +217,6 @@ func TestLinesHeldElsewhereFillBatch(t *testing.T) {
 	}
 }
 
-// A pass that claims short offers the Picker the lines becoming due
-// within its Lookahead, so that its Next tells an idle spider when the
-// next line is due, as a pass over the file does; beyond the Lookahead,
-// and without one, Next knows nothing.
-func TestLookaheadFindsNextDue(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		lookahead time.Duration
-		want      time.Time
-	}{
-		{"none", 0, time.Time{}},
-		{"within", time.Minute, t0.Add(30 * time.Second)},
-		{"beyond", 10 * time.Second, time.Time{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dsn := testDSN(t)
-			s := openTest(t, dsn, testSchema(t, dsn))
-			lock(t, s, "a")
-			// Copies without a model, the earliest due (a window old) 30 s
-			// after t0; one with a model due in 2 minutes.
-			load(t, s, 3, func(i int) list.Entry {
-				e := list.Entry{URL: fmt.Sprintf("http://h/%d", i), File: "f", Level: 1, State: list.Downloaded,
-					Modified: t0.Add(-slow.Window + 30*time.Second + time.Duration(i)*time.Minute)}
-				if i == 2 {
-					e.Modified, e.Due = t0.Add(-time.Hour), t0.Add(2*time.Minute)
-				}
-				return e
-			})
-			k := &claim.Picker{P: slow, Now: t0, Lookahead: tc.lookahead}
-			c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: k})
-			if len(c.Claimed) != 0 {
-				t.Fatalf("claimed %d lines, none due", len(c.Claimed))
-			}
-			if got := k.Next(); !got.Equal(tc.want) {
-				t.Errorf("Next() = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // Passes appending the same new links in different orders at once may
 // deadlock in the server, which aborts one: the aborted pass runs again,
 // and every link ends up in the list once.
