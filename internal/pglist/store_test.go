@@ -153,67 +153,52 @@ func TestLostSessionVoidsClaims(t *testing.T) {
 	}
 }
 
-// A Picker's veto (lines of hosts in back-off) does not leave the batch
-// short while other lines are due: the claim asks for more candidates
-// until it has the batch or none are left.
-func TestVetoedCandidatesFillBatch(t *testing.T) {
-	dsn := testDSN(t)
-	s := openTest(t, dsn, testSchema(t, dsn))
-	lock(t, s, "a")
-	var adds []list.Add
-	for i := range 120 {
-		adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%03d", i), Level: 1})
-	}
-	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: adds})
-	veto := func(url string) bool { return url < "http://h/100" }
-	c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 10, Skip: veto}})
-	if len(c.Claimed) != 10 {
-		t.Fatalf("claimed %d lines, want 10", len(c.Claimed))
-	}
-	for i, e := range c.Claimed {
-		if want := fmt.Sprintf("http://h/%03d", 100+i); e.URL != want {
-			t.Errorf("claim %d is %s, want %s", i, e.URL, want)
-		}
-	}
-	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 50, Skip: veto}})
-	if len(c.Claimed) != 10 {
-		t.Errorf("claimed %d of the 10 lines left", len(c.Claimed))
-	}
-}
-
-// Lines another pass holds (a spider claiming at the same moment selects
-// the same most urgent lines) do not leave the batch short while other
-// lines are due: the claim looks past them.
-func TestLinesHeldElsewhereFillBatch(t *testing.T) {
-	dsn := testDSN(t)
-	s := openTest(t, dsn, testSchema(t, dsn))
-	lock(t, s, "a")
-	var adds []list.Add
-	for i := range 120 {
-		adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%03d", i), Level: 1})
-	}
-	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: adds})
+// The first 100 of 120 due lines cannot be taken: the Picker vetoes them
+// (lines of hosts in back-off), or another pass holds them (a spider
+// claiming at the same moment selects the same most urgent lines). The
+// batch is not left short while other lines are due: the claim looks
+// further until it has the batch or none are left.
+func TestShortBatchLooksFurther(t *testing.T) {
 	ctx := context.Background()
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT id FROM lines WHERE url < 'http://h/100' FOR UPDATE`); err != nil {
-		t.Fatal(err)
-	}
-	c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 10}})
-	if len(c.Claimed) != 10 {
-		t.Fatalf("claimed %d lines, want 10", len(c.Claimed))
-	}
-	for i, e := range c.Claimed {
-		if want := fmt.Sprintf("http://h/%03d", 100+i); e.URL != want {
-			t.Errorf("claim %d is %s, want %s", i, e.URL, want)
-		}
-	}
-	c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 50}})
-	if len(c.Claimed) != 10 {
-		t.Errorf("claimed %d of the 10 lines free", len(c.Claimed))
+	veto := func(url string) bool { return url < "http://h/100" }
+	for _, tc := range []struct {
+		name string
+		skip func(string) bool
+		hold bool
+	}{{"vetoed", veto, false}, {"held elsewhere", nil, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := testDSN(t)
+			s := openTest(t, dsn, testSchema(t, dsn))
+			lock(t, s, "a")
+			var adds []list.Add
+			for i := range 120 {
+				adds = append(adds, list.Add{URL: fmt.Sprintf("http://h/%03d", i), Level: 1})
+			}
+			mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: adds})
+			if tc.hold {
+				tx, err := s.pool.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx.Rollback(ctx)
+				if _, err := tx.Exec(ctx, `SELECT id FROM lines WHERE url < 'http://h/100' FOR UPDATE`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 10, Skip: tc.skip}})
+			if len(c.Claimed) != 10 {
+				t.Fatalf("claimed %d lines, want 10", len(c.Claimed))
+			}
+			for i, e := range c.Claimed {
+				if want := fmt.Sprintf("http://h/%03d", 100+i); e.URL != want {
+					t.Errorf("claim %d is %s, want %s", i, e.URL, want)
+				}
+			}
+			c = mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Pick: &claim.Picker{P: slow, Now: t0, Want: 50, Skip: tc.skip}})
+			if len(c.Claimed) != 10 {
+				t.Errorf("claimed %d of the 10 lines left", len(c.Claimed))
+			}
+		})
 	}
 }
 
