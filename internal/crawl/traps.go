@@ -155,9 +155,19 @@ func (t *traps) judge(u string) string {
 		defer t.mu.Unlock()
 		return t.cutOne(u, f.Reason())
 	}
+	// A page's links are judged twice, as they are rewritten (mirrors) and
+	// as they are taken (follows), and a site's menus on every page: a
+	// link taken already is answered before its pattern is worked out.
+	uh := t.hash(u)
+	t.mu.Lock()
+	taken := t.has('u', uh)
+	t.mu.Unlock()
+	if taken {
+		return ""
+	}
 	pat := trap.Pattern(u)
 	path, shape := trap.Shape(u)
-	p, uh := t.hash(pat), t.hash(u)
+	p := t.hash(pat)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.has('u', uh) {
