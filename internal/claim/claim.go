@@ -28,9 +28,8 @@
 // half their revisit interval on, after every line due by the rules above,
 // so the requests the due lines leave unspent go to the copies most likely
 // to have changed instead of idling. A spider with no delay
-// (Picker.Unpaced) takes every copy from the profile's Shortest on, in the
-// same order: nothing but the spider's own speed and that floor bounds its
-// requests, at most one per line per Shortest.
+// (Picker.Unpaced) does the same and takes every copy Shortest old too:
+// then Shortest, not a delay, bounds its requests.
 //
 // Among due lines the stale ones come first (oldest first), then the lines
 // with no copy or a hinted one (lowest level, then longest waiting), then
@@ -287,17 +286,13 @@ type Picker struct {
 	// lines after every line due at its full interval, the ones most
 	// likely to have changed first.
 	Early bool
-	// Unpaced says the spider has no polite delay (its own site, --delay
-	// 0): nothing but the spider's speed bounds its requests, and the
-	// capacity the due lines leave goes to keeping the mirror current. A
-	// copy is then due from the profile's Shortest on, whatever its
-	// revisit interval, ordered as Early's lines are: the copies most
-	// likely to have changed first. Shortest is the floor the user set
-	// for how often a page is worth a request ("never refetch a page
-	// sooner"), so a spider's requests stay within its lines ÷ Shortest
-	// however fast it could go; the revisit intervals still decide which
-	// copies go first. It takes precedence over Early, and gives way to
-	// Backlog as Early does.
+	// Unpaced says the spider has no polite delay (its own site): only
+	// its speed bounds its requests. A copy is then due as with Early,
+	// or once it is the profile's Shortest old if that comes first,
+	// ordered as Early's lines: Shortest is the user's price of a page,
+	// so requests stay within lines ÷ Shortest (hubs ÷ half of it)
+	// however fast the spider could go. It overrides Early, and gives
+	// way to Backlog as Early does.
 	Unpaced bool
 
 	next atomic.Int64 // unix nanoseconds; see Next
