@@ -41,7 +41,7 @@ type claimSpec struct {
 	now     time.Time
 	backlog bool
 	early   bool // refresh from claim.EarlyOdds of the interval (claim.Picker.Early)
-	unpaced bool // refresh from shortest on (claim.Picker.Unpaced)
+	unpaced bool // as early, and from shortest on at the latest (claim.Picker.Unpaced)
 }
 
 // candQueries returns, in tier order, the queries for the k first due
