@@ -19,7 +19,9 @@ Definitions (the report repeats them):
   the mirror has a copy of it holding the truth's version (the
   <meta name="x-version"> of an HTML copy; any copy of an image or style
   sheet, which the site never edits). A URL without a copy is not current;
-  a deleted URL leaves the denominator. Freshness = current / live.
+  a deleted URL leaves the denominator. Freshness = current / live. Each
+  sample in SAMPLES.json also names its stale URLs (a copy of an older
+  version), to tell which pages a policy leaves behind (-k keeps them).
 - Time-averaged freshness: the mean of the samples, cold start included.
 - First sweep: the first sample at which the mirror has a copy (current or
   not) of at least 95% of the URLs that were live at the start and still
@@ -191,7 +193,8 @@ def take_sample(truth, mirror, t):
     """One sample of the mirror as its last refresh() knows it."""
     copies = {k: mirror.version(k, k not in truth["unmarked"]) for k in truth["versions"]}
     live, current, have = freshness(truth["versions"], copies)
-    return {"t": t, "live": live, "current": current, "have": have,
+    stale = sorted(k for k, v in truth["versions"].items() if copies.get(k) is not None and copies[k] < v)
+    return {"t": t, "live": live, "current": current, "have": have, "stale": stale,
             "have_initial": sum(1 for k in truth["initial"] if k in truth["versions"] and copies.get(k) is not None),
             "initial_live": sum(1 for k in truth["initial"] if k in truth["versions"])}
 

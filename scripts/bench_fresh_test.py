@@ -226,6 +226,7 @@ class Summaries(unittest.TestCase):
         with open(out) as f:
             s = json.load(f)["samples"]
         self.assertEqual([(x["live"], x["current"], x["have"]) for x in s], [(3, 2, 3)])
+        self.assertEqual(s[0]["stale"], ["/about"])  # a copy of an older version
 
 
 if __name__ == "__main__":

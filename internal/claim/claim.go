@@ -27,7 +27,9 @@
 // A spider with a polite budget (Picker.Early) also takes copies from
 // half their revisit interval on, after every line due by the rules above,
 // so the requests the due lines leave unspent go to the copies most likely
-// to have changed instead of idling.
+// to have changed instead of idling. A spider with no delay
+// (Picker.Unpaced) does the same and takes every copy Shortest old too:
+// then Shortest, not a delay, bounds its requests.
 //
 // Among due lines the stale ones come first (oldest first), then the lines
 // with no copy or a hinted one (lowest level, then longest waiting), then
@@ -113,6 +115,7 @@ type bounds struct {
 	hasStale                  bool
 	backlog                   bool // see Picker.Backlog
 	early                     bool // see Picker.Early
+	unpaced                   bool // see Picker.Unpaced
 }
 
 // Intervals returns the bounds of p's revisit intervals: a line with a
@@ -190,10 +193,20 @@ const EarlyOdds = 0.5
 // wait is how long after its copy a line with a copy becomes due. While
 // first visits wait (backlog) the budget has nothing to spare.
 func (b *bounds) wait(e *list.Entry) time.Duration {
-	if b.early && !b.backlog {
-		return time.Duration(float64(b.interval(e)) * EarlyOdds)
+	switch {
+	case b.backlog:
+	case b.unpaced:
+		return min(b.earlyWait(e), b.shortest)
+	case b.early:
+		return b.earlyWait(e)
 	}
 	return b.interval(e)
+}
+
+// earlyWait is how long after its copy a line is due early: EarlyOdds of
+// its revisit interval.
+func (b *bounds) earlyWait(e *list.Entry) time.Duration {
+	return time.Duration(float64(b.interval(e)) * EarlyOdds)
 }
 
 // Classes of due lines, most urgent first.
@@ -271,9 +284,16 @@ type Picker struct {
 	// requests to a host) that the due lines may leave unspent. A copy is
 	// then due from EarlyOdds of its revisit interval on; Less puts such
 	// lines after every line due at its full interval, the ones most
-	// likely to have changed first. Without a delay nothing but the
-	// windows bounds a spider's requests, so it never refreshes early.
+	// likely to have changed first.
 	Early bool
+	// Unpaced says the spider has no polite delay (its own site): only
+	// its speed bounds its requests. A copy is then due as with Early,
+	// or once it is the profile's Shortest old if that comes first,
+	// ordered as Early's lines: Shortest is the user's price of a page,
+	// so requests stay within lines ÷ Shortest (hubs ÷ half of it)
+	// however fast the spider could go. It overrides Early, and gives
+	// way to Backlog as Early does.
+	Unpaced bool
 
 	next atomic.Int64 // unix nanoseconds; see Next
 	once sync.Once
@@ -281,7 +301,10 @@ type Picker struct {
 }
 
 func (k *Picker) bounds() *bounds {
-	k.once.Do(func() { k.b = boundsOf(k.P, k.Now); k.b.backlog, k.b.early = k.Backlog, k.Early })
+	k.once.Do(func() {
+		k.b = boundsOf(k.P, k.Now)
+		k.b.backlog, k.b.early, k.b.unpaced = k.Backlog, k.Early, k.Unpaced
+	})
 	return &k.b
 }
 
@@ -297,7 +320,7 @@ func (k *Picker) Next() time.Time {
 // Due implements list.Picker.
 func (k *Picker) Due(e *list.Entry) bool {
 	if !k.bounds().due(k.P, e) {
-		if n := nextDue(k.P, e, k.Early); !n.IsZero() {
+		if n := nextDue(k.P, e, k.Early, k.Unpaced); !n.IsZero() {
 			for v := n.UnixNano(); ; {
 				old := k.next.Load()
 				if old != 0 && old <= v || k.next.CompareAndSwap(old, v) {
@@ -322,6 +345,9 @@ func (k *Picker) Backlogged() bool { return k.Backlog }
 // RefreshesEarly reports the picker's Early.
 func (k *Picker) RefreshesEarly() bool { return k.Early }
 
+// RefreshesUnpaced reports the picker's Unpaced.
+func (k *Picker) RefreshesUnpaced() bool { return k.Unpaced }
+
 // Less implements list.Picker.
 func (k *Picker) Less(a, b *list.Entry) bool { return k.bounds().less(a, b) }
 
@@ -337,16 +363,16 @@ func (k *Picker) Max() int {
 // now: the earlier of its revisit interval and its stale bound expiring.
 // It returns the zero time for lines that never become due by age (deeper
 // than the level limit with no stale bound, or claimed).
-func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false) }
+func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false, false) }
 
-// nextDue is NextDue for a picker that refreshes early or not.
-func nextDue(p Profile, e *list.Entry, early bool) time.Time {
+// nextDue is NextDue for a picker that refreshes early (or unpaced) or not.
+func nextDue(p Profile, e *list.Entry, early, unpaced bool) time.Time {
 	at := since(e)
 	if e.Spider != "" || at.IsZero() {
 		return time.Time{}
 	}
 	b := boundsOf(p, at)
-	b.early = early
+	b.early, b.unpaced = early, unpaced
 	var next time.Time
 	if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
 		if e.Modified.IsZero() {

@@ -280,7 +280,7 @@ func TestDueDuringBacklog(t *testing.T) {
 // visits wait, never a line out of its reach.
 func TestEarly(t *testing.T) {
 	p := fast
-	p.Longest, p.Batch = 24*time.Hour, 10
+	p.Longest, p.Shortest, p.Batch = 24*time.Hour, 20*time.Minute, 10
 	model := func(url string, age, interval time.Duration, level int) list.Entry {
 		return list.Entry{URL: url, Level: level, State: list.Downloaded, Modified: ago(age), Due: ago(age).Add(interval)}
 	}
@@ -290,30 +290,46 @@ func TestEarly(t *testing.T) {
 		model("at 0.9", 9*time.Hour, 10*time.Hour, 2),
 		model("at 1.5", 3*time.Hour, 2*time.Hour, 3),
 		model("too deep at 0.9", 9*time.Hour, 10*time.Hour, 4),
+		model("hub, 0.75 of shortest", 15*time.Minute, 20*time.Minute, 0),
 		{URL: "no model, half a window", Level: 1, State: list.Downloaded, Modified: ago(31 * time.Minute)},
 		{URL: "no model, a quarter", Level: 1, State: list.Downloaded, Modified: ago(15 * time.Minute)},
+		{URL: "hinted, younger than shortest", Level: 2, State: list.Downloaded, Modified: ago(19 * time.Minute), Due: ago(19 * time.Minute)},
 		{URL: "claimed", Spider: "slow", Level: 0, State: list.Downloaded, Modified: ago(9 * time.Hour), Due: ago(9 * time.Hour).Add(10 * time.Hour)},
 	}
 	tests := []struct {
-		name           string
-		early, backlog bool
-		want           []string
+		name                    string
+		early, unpaced, backlog bool
+		want                    []string
 	}{
-		{"no budget to spare", false, false, []string{"at 1.5"}},
-		{"early", true, false, []string{"at 1.5", "at 0.9", "at 0.6", "no model, half a window"}},
-		{"early, but first visits wait", true, true, nil},
+		{"no budget to spare", false, false, false, []string{"at 1.5"}},
+		{"early", true, false, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "at 0.6", "no model, half a window"}},
+		{"early, but first visits wait", true, false, true, nil},
+		// No delay: as early, and every copy from shortest on however
+		// long its interval.
+		{"unpaced", false, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "at 0.6", "no model, half a window", "at 0.4"}},
+		{"unpaced over early", true, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "at 0.6", "no model, half a window", "at 0.4"}},
+		{"unpaced, but first visits wait", false, true, true, nil},
 	}
 	for _, tt := range tests {
-		k := &Picker{P: p, Now: now, Early: tt.early, Backlog: tt.backlog}
+		k := &Picker{P: p, Now: now, Early: tt.early, Unpaced: tt.unpaced, Backlog: tt.backlog}
 		if got := pickAll(k, es); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
 		}
 	}
 	// The next line to become due, for an idle spider's sleep.
-	k := &Picker{P: p, Now: now, Early: true}
-	k.Due(&list.Entry{URL: "x", Level: 1, State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour).Add(10 * time.Hour)})
-	if got, want := k.Next(), ago(time.Hour).Add(5*time.Hour); !got.Equal(want) {
-		t.Errorf("Next = %v, want half the interval after the copy: %v", got, want)
+	for _, tt := range []struct {
+		name           string
+		early, unpaced bool
+		want           time.Time
+	}{
+		{"early: half the interval after the copy", true, false, ago(time.Hour).Add(5 * time.Hour)},
+		{"unpaced: shortest after the copy", false, true, ago(time.Hour).Add(20 * time.Minute)},
+	} {
+		k := &Picker{P: p, Now: ago(50 * time.Minute), Early: tt.early, Unpaced: tt.unpaced}
+		k.Due(&list.Entry{URL: "x", Level: 1, State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour).Add(10 * time.Hour)})
+		if got := k.Next(); !got.Equal(tt.want) {
+			t.Errorf("%s: Next = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 

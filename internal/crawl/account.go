@@ -36,13 +36,14 @@ type accountant struct {
 }
 
 // policyPicker is a pass's picker whose policy is also data (Profile,
-// Backlogged, RefreshesEarly): what a store that selects its candidates in
+// Backlogged, RefreshesEarly, RefreshesUnpaced): what a store that selects its candidates in
 // SQL (pglist.Profiled) needs. claim.Picker and aheadPicker are.
 type policyPicker interface {
 	list.Picker
 	Profile() claim.Profile
 	Backlogged() bool
 	RefreshesEarly() bool
+	RefreshesUnpaced() bool
 }
 
 // countingPicker is a pass's picker that tallies every line it is

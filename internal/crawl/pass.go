@@ -150,17 +150,20 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	want := e.cfg.Profile.Batch - usual
 	skip := e.polite.retry.skip(now)
 	// With a polite delay the budget the due lines leave goes to early
-	// refreshes (claim.Picker.Early); a run that stops when idle, or one
-	// with no delay to bound it, takes only what is due.
+	// refreshes (claim.Picker.Early); with none, the spider's spare
+	// capacity goes to the same and to every copy the profile's Shortest
+	// old (claim.Picker.Unpaced); a run that stops when idle takes only
+	// what is due.
 	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle
+	unpaced := e.cfg.Delay == 0 && !e.cfg.UntilIdle
 	switch {
 	case !e.storage.pausedUntil(time.Now()).IsZero():
 		// The mirror cannot be written: claim nothing until the back-off
 		// ends (storage.go).
 	case len(carried) > 0:
-		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early}, ahead: carried, want: max(want, 0)}
+		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}, ahead: carried, want: max(want, 0)}
 	case want > 0:
-		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early}
+		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}
 	}
 	c.Extra = r.status(now)
 	return c, carried

@@ -109,30 +109,39 @@ func TestHubAnnouncementMeasuresLag(t *testing.T) {
 }
 
 // A spider with a polite delay that is not told to stop when idle spends
-// its spare budget on copies past half their interval; without a delay,
-// or with --until-idle, it takes only what is due.
+// its spare budget on copies past half their interval; one without a
+// delay also takes every copy its profile's shortest interval old (as
+// early, whatever the interval); with --until-idle either takes only what
+// is due.
 func TestEarlyRefresh(t *testing.T) {
 	tests := []struct {
 		name      string
 		delay     time.Duration
 		untilIdle bool
-		after     time.Duration // since the first visit, of a one-hour window
+		after     time.Duration // since the first visit, of a one-hour window, shortest 20m
 		want      bool
 	}{
 		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true},
-		{"delay, before half the window", 5 * time.Millisecond, false, 20 * time.Minute, false},
-		{"no delay", 0, false, 40 * time.Minute, false},
+		{"delay, before half the window", 5 * time.Millisecond, false, 25 * time.Minute, false},
+		{"no delay, shortest old", 0, false, 25 * time.Minute, true},
+		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false},
 		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false},
+		{"no delay, until idle", 0, true, 40 * time.Minute, false},
 	}
 	for _, tt := range tests {
 		v := newEnv(t)
-		v.site.set("/", 200, "home")
+		v.site.set("/", 200, `<a href="/a">a</a>`)
+		v.site.set("/a", 200, "a")
+		v.cfg = func(c *Config) { c.Profile.Shortest = 20 * time.Minute }
 		v.crawl(t, time.Hour)
-		before := v.hits("/")
+		before := v.hits("/a")
 		v.clock = v.clock.Add(tt.after)
-		v.cfg = func(c *Config) { c.Delay, c.UntilIdle, c.MaxCycles = tt.delay, tt.untilIdle, 1 }
+		v.cfg = func(c *Config) {
+			c.Profile.Shortest = 20 * time.Minute
+			c.Delay, c.UntilIdle, c.MaxCycles = tt.delay, tt.untilIdle, 1
+		}
 		v.crawl(t, time.Hour)
-		if got := v.hits("/") > before; got != tt.want {
+		if got := v.hits("/a") > before; got != tt.want {
 			t.Errorf("%s: fetched again %v, want %v", tt.name, got, tt.want)
 		}
 	}

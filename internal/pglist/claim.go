@@ -37,7 +37,7 @@ func (p *pass) claim(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sp := claimSpec{p: p.pick.Profile(), now: p.c.Now, backlog: p.pick.Backlogged(), early: p.pick.RefreshesEarly()}
+	sp := claimSpec{p: p.pick.Profile(), now: p.c.Now, backlog: p.pick.Backlogged(), early: p.pick.RefreshesEarly(), unpaced: p.pick.RefreshesUnpaced()}
 	var first []candQuery
 	if pr, ok := p.pick.(Preferring); ok {
 		if urls := pr.Preferred(); len(urls) > 0 {

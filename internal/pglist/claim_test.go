@@ -40,13 +40,14 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 	levels := []int{0, 1, 2, 3, 4, 5, 6, 7}
 	ctx := context.Background()
 	for _, p := range claimProfiles {
-		for _, mode := range []struct{ backlog, early bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-			backlog, early := mode.backlog, mode.early
+		for _, mode := range []struct{ backlog, early, unpaced bool }{{false, false, false}, {true, false, false}, {false, true, false}, {true, true, false},
+			{false, false, true}, {true, false, true}, {false, true, true}} {
+			backlog, early, unpaced := mode.backlog, mode.early, mode.unpaced
 			for _, at := range []time.Time{now, now.Add(-36 * time.Hour), now.Add(90 * time.Minute).Add(500 * time.Millisecond)} {
-				name := fmt.Sprintf("%s backlog=%v early=%v at %v", p.Name, backlog, early, at)
-				k := &claim.Picker{P: p, Now: at, Backlog: backlog, Early: early}
+				name := fmt.Sprintf("%s backlog=%v early=%v unpaced=%v at %v", p.Name, backlog, early, unpaced, at)
+				k := &claim.Picker{P: p, Now: at, Backlog: backlog, Early: early, Unpaced: unpaced}
 				got := map[string]string{}
-				for _, q := range candQueries(claimSpec{p: p, now: at, backlog: backlog, early: early}, levels, n) {
+				for _, q := range candQueries(claimSpec{p: p, now: at, backlog: backlog, early: early, unpaced: unpaced}, levels, n) {
 					var order []list.Entry
 					rows, err := s.pool.Query(ctx, q.sql, q.args...)
 					if err != nil {
@@ -122,7 +123,8 @@ func TestCandidateQueriesUseIndexes(t *testing.T) {
 	defer conn.Exec(ctx, `RESET ALL`)
 	want := map[string]string{qStale: "lines_since", qNew: "lines_new", qPlain: "lines_plain", qModelDue: "lines_model_due", qModelAged: "lines_model_age"}
 	for _, p := range claimProfiles {
-		for _, q := range append(candQueries(claimSpec{p: p, now: now}, []int{0, 1, 2}, 60), candQueries(claimSpec{p: p, now: now, early: true}, []int{0, 1, 2}, 60)...) {
+		for _, q := range slices.Concat(candQueries(claimSpec{p: p, now: now}, []int{0, 1, 2}, 60), candQueries(claimSpec{p: p, now: now, early: true}, []int{0, 1, 2}, 60),
+			candQueries(claimSpec{p: p, now: now, unpaced: true}, []int{0, 1, 2}, 60)) {
 			rows, err := conn.Query(ctx, `EXPLAIN `+q.sql, q.args...)
 			if err != nil {
 				t.Fatal(err)

@@ -41,6 +41,7 @@ type claimSpec struct {
 	now     time.Time
 	backlog bool
 	early   bool // refresh from claim.EarlyOdds of the interval (claim.Picker.Early)
+	unpaced bool // as early, and from shortest on at the latest (claim.Picker.Unpaced)
 }
 
 // candQueries returns, in tier order, the queries for the k first due
@@ -65,7 +66,7 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{now.Add(-sp.p.Stale), k}})
 	}
 	hintWait := shortest // a hinted copy's interval; a fraction of it when refreshing early
-	if sp.early && !sp.backlog {
+	if (sp.early || sp.unpaced) && !sp.backlog {
 		hintWait = time.Duration(float64(shortest) * claim.EarlyOdds)
 	}
 	levelCut, args := "", []any{now.Add(-hintWait), k}
@@ -85,7 +86,11 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 			ORDER BY ` + order + `, id LIMIT $2) AS c
 			ORDER BY c.` + order + `, c.id LIMIT $2`
 	}
-	if sp.early && !sp.backlog {
+	switch {
+	case sp.backlog:
+	case sp.unpaced:
+		return append(qs, unpacedRefresh(perLevel, lv, k, now, shortest, window, longest)...)
+	case sp.early:
 		return append(qs, earlyRefresh(perLevel, lv, k, now, shortest, window, longest)...)
 	}
 	return append(qs,
@@ -119,6 +124,34 @@ func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, no
 			[]any{lv, k, now, now.Add(-odds(shortest)), claim.EarlyOdds, longest, now.Add(-odds(shortest) + longest)}},
 		{qModelAged, 2, perLevel(`due > modified AND due > modified + $4::interval AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(longest)), longest}},
+	}
+}
+
+// unpacedRefresh returns the refresh queries of a picker with no delay
+// (claim.Picker.Unpaced, never while a first mirror is under way): a copy
+// is due from claim.EarlyOdds of its interval on, or once it is shortest
+// old if that comes first. A model's copy shortest old is due whatever its
+// model (on the index of copy times, the oldest first); a younger one is
+// due by the odds of its span clamped to [shortest, longest], computed per
+// row on the index of due times: such a copy's span is under twice
+// shortest (unless longest is), so its due time is under twice shortest
+// from now.
+func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, shortest, window, longest time.Duration) []candQuery {
+	by := now.Add(-shortest)
+	plain := min(shortest, time.Duration(float64(window)*claim.EarlyOdds))
+	dueBy := now.Add(2 * shortest)
+	if longest < 2*shortest {
+		// A span past longest counts as longest, which may be under
+		// twice shortest: then no due time is too far.
+		dueBy = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return []candQuery{
+		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
+			[]any{lv, k, now.Add(-plain)}},
+		{qModelDue, 2, perLevel(`due > modified AND due <= $5 AND modified > $4 AND modified + greatest(least(due - modified, $6::interval), $7::interval) * $8::float8 <= $3`, `due`),
+			[]any{lv, k, now, by, dueBy, longest, shortest, claim.EarlyOdds}},
+		{qModelAged, 2, perLevel(`due > modified AND modified <= $3`, `modified`),
+			[]any{lv, k, by}},
 	}
 }
 

@@ -75,7 +75,7 @@
 //
 // The file store asks a list.Picker about every line; SQL cannot call Go.
 // The store takes a Picker that offers its policy as data (Profiled:
-// claim.Picker's Profile, Backlogged and RefreshesEarly), translates it to queries for
+// claim.Picker's Profile, Backlogged, RefreshesEarly and RefreshesUnpaced), translates it to queries for
 // candidates (claimsql.go, a pure function), then asks the Picker's Due (its
 // vetoes included) and Less of the candidates only:
 //
@@ -90,7 +90,10 @@
 //     A Picker that refreshes early (claim.Picker.Early, a spider with a
 //     polite delay) finds a hinted copy or a refresh due from
 //     claim.EarlyOdds of its interval on: the same queries with the
-//     bounds scaled, the model's point computed per row.
+//     bounds scaled, the model's point computed per row. One with no
+//     delay (claim.Picker.Unpaced) finds every copy due from shortest on:
+//     the same indexes, the model's copies split on whether their due
+//     time has passed.
 //
 // A Picker that names lines to offer first (Preferring: the lines a spider
 // fetched ahead of their claim, whose outcome it holds) has them selected

@@ -28,6 +28,7 @@ type Profiled interface {
 	Profile() claim.Profile
 	Backlogged() bool
 	RefreshesEarly() bool
+	RefreshesUnpaced() bool
 }
 
 // maxAttempts bounds the retries of a pass that the server aborted to
