@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/meta"
 )
 
@@ -127,6 +128,15 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // quarter of its window, from 100 ms to 30 s.
 func (c *Config) idlePoll() time.Duration {
 	return clamp(c.Profile.Window/4, 100*time.Millisecond, 30*time.Second)
+}
+
+// hintKeep is how long a spider of profile p sends an announcement
+// again (hints.go): twice its shortest interval, within its window. With
+// the default shortest, half the fast window, that is the fast window:
+// the span within which an announced page is promised to the mirror.
+func hintKeep(p claim.Profile) time.Duration {
+	shortest, window, _ := p.Intervals()
+	return min(2*shortest, window)
 }
 
 // DefaultLockWait is how long a spider waits for the list's lock before

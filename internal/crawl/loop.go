@@ -18,7 +18,9 @@ type run struct {
 	e    *Engine
 	ctx  context.Context // the run's: done means stop claiming
 	hist *historian
-	acct accountant // the account of counting passes (account.go)
+	// hints are the announcements sent lately, sent again (hints.go).
+	hints keptHints
+	acct  accountant // the account of counting passes (account.go)
 	// starts are the never mirrored start lines claimed (failures.go).
 	starts startWatch
 
@@ -116,7 +118,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 
 func newRun(e *Engine, ctx context.Context) *run {
 	return &run{
-		e: e, ctx: ctx, hist: newHistorian(e.cfg.History, e.log, e.cfg.Profile.Window),
+		e: e, ctx: ctx, hist: newHistorian(e.cfg.History, e.log, e.cfg.Profile.Window), hints: keptHints{keep: hintKeep(e.cfg.Profile)},
 		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),

@@ -94,6 +94,9 @@ func (r *run) startPass() {
 	c, carried := r.cycle()
 	r.count(c, c.Now)
 	r.hist.announce(c.Add, c.Now)
+	again := r.hints.again(c.Now)
+	r.hints.note(c.Add, c.Now)
+	c.Add = append(c.Add, again...)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
 	r.passing, r.idleUntil, r.firstNews = true, time.Time{}, false
@@ -221,6 +224,7 @@ func (r *run) afterPass(p passResult) {
 		r.inflight[en.URL] = mine[en.URL]
 		r.starts.claimed(en)
 		if !mine[en.URL] {
+			r.hints.fetching(en.URL)
 			js = append(js, job{en: en, epoch: epoch, rec: p.recs[en.URL]})
 			if r.filling {
 				r.claimedMeanwhile = append(r.claimedMeanwhile, en)
