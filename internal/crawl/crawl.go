@@ -182,6 +182,7 @@ type Engine struct {
 	obs     *observations // what is reported: status, warnings, progress (stats.go)
 	storage *storage      // the back-off while the mirror cannot be written (storage.go)
 	index   *changeLog    // news for the mirror's index (changes.go)
+	navs    *navigation   // each host's navigation, for the prior of pages visited once (revisit.go)
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -198,6 +199,7 @@ func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
 		obs:     &observations{warns: &warnings{}, progress: &progress{}},
 		storage: newStorage(cfg.StorageBackoff, defaultStorageTries),
 		index:   &changeLog{},
+		navs:    &navigation{},
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.follow.held = &heldLinks{}

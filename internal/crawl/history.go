@@ -58,7 +58,9 @@ func mayBeBannered(en list.Entry, rec meta.Record) bool {
 // records returns the history of the claimed lines the workers are to
 // fetch: all but those whose answer fetched ahead the pass takes (their
 // fetch is over). Without it the lines are fetched unconditionally, which
-// is slower but correct.
+// is slower but correct. The start pages' history comes along: their
+// links are their sites' navigation (revisit.go), kept current whichever
+// spider visits them.
 func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[string]meta.Record {
 	var keys []string
 	for _, en := range claimed {
@@ -69,9 +71,12 @@ func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[stri
 	if len(keys) == 0 {
 		return nil
 	}
-	recs, err := e.cfg.History.Get(keys)
+	recs, err := e.cfg.History.Get(append(keys, e.cfg.Starts...))
 	if err != nil {
 		e.log.Warn("fetch history not read; fetching without it", "err", err)
+	}
+	for _, s := range e.cfg.Starts {
+		e.navs.set(s, recs[s].Links)
 	}
 	return recs
 }

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
@@ -17,15 +18,21 @@ import (
 // start page (level 0) is due again after the profile's shortest interval:
 // start pages are where a site announces, one visit says nothing of how
 // often they change, and what a home page's "latest" list shows at the
-// first visit may have scrolled off before a whole window passes. A
-// requisite (an image, a style sheet, a script, a font) is presumed to
-// change once per Config.RequisiteEvery: requisites are fetched when new
-// and refreshed by the slow spider, not at every fast window, and after
-// the pages when the budget cannot cover both.
+// first visit may have scrolled off before a whole window passes. A page
+// whose links at its first visit are mostly its own, not the site's
+// navigation (a listing: change.Nav.Prior), is due sooner than the window
+// in proportion, so that after a first mirror the listings, which change
+// whenever a page they list comes or goes, are looked at again before the
+// articles. A requisite (an image, a style sheet, a script, a font) is
+// presumed to change once per Config.RequisiteEvery: requisites are
+// fetched when new and refreshed by the slow spider, not at every fast
+// window, and after the pages when the budget cannot cover both.
 
 // revisit updates the model in rec for a visit at now that found the page
-// changed or not, and sets the result's due.
-func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, now time.Time) {
+// changed or not, and sets the result's due. pages are the page's links to
+// other pages (pageLinks) when the visit fetched and parsed an HTML body,
+// else nil.
+func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []string, now time.Time) {
 	before := o.job.rec
 	if !before.LastOK.IsZero() && before.LastOK.Before(now) {
 		*rec = change.Observe(*rec, now.Sub(before.LastOK), changed)
@@ -33,18 +40,24 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, now time.Ti
 	if !before.Announced.IsZero() {
 		rec.Lag, rec.Announced = now.Sub(before.Announced), time.Time{}
 	}
+	en := o.job.en
 	prior := e.cfg.Profile.Window
 	switch {
 	case requisiteType(rec.MediaType):
 		prior = max(e.cfg.RequisiteEvery, prior)
-	case len(rec.Visits) == 0 && o.job.en.Level == 0:
+	case len(rec.Visits) == 0 && en.Level == 0:
 		shortest, _, _ := e.cfg.Profile.Intervals()
 		o.res.Due = now.Add(shortest)
+		return
+	case len(rec.Visits) == 0 && pages != nil:
+		if p := e.navs.of(hostOf(en.URL)).Prior(prior, pages); p < prior {
+			o.res.Due = change.Next(en.URL, now, nil, p)
+		}
 		return
 	case len(rec.Visits) == 0:
 		return // no evidence yet: each profile's window decides
 	}
-	o.res.Due = change.Next(o.job.en.URL, now, rec.Visits, prior)
+	o.res.Due = change.Next(en.URL, now, rec.Visits, prior)
 }
 
 // requisiteType reports whether a body of media type mt is something pages
@@ -63,22 +76,30 @@ func requisiteType(mt string) bool {
 	return false
 }
 
-// announce compares the links of a changed page within the hub levels
-// with their order at the visit before, and hints the list that the pages
-// it announces (new links, links moved up) changed: the links' Adds carry
-// the hint, so only links the crawl follows are hinted.
-func (e *Engine) announce(o *outcome, rec *meta.Record, links []extract.Link, now time.Time) {
-	if e.cfg.HubLevel >= 0 && o.job.en.Level > e.cfg.HubLevel {
-		return
-	}
-	var pages []string
+// pageLinks returns the links of a page to other pages, as the change
+// model compares them: in document order, without the parameters the
+// crawl strips.
+func (e *Engine) pageLinks(links []extract.Link) []string {
+	pages := []string{}
 	for _, l := range links {
 		if l.Kind == extract.Page {
 			pages = append(pages, e.follow.traps.cfg.Strip(l.URL))
 		}
 	}
+	return pages
+}
+
+// announce compares the links of a changed page within the hub levels
+// (Config.HubLevel; pages, from pageLinks) with their order at the visit before, and hints
+// the list that the pages it announces (new links, links moved up)
+// changed: the links' Adds carry the hint, so only links the crawl follows
+// are hinted. A start page's links are its site's navigation (navigation).
+func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	news := change.Announced(o.job.rec.Links, pages)
 	rec.Links = change.Links(pages)
+	if o.job.en.Level == 0 {
+		e.navs.set(o.job.en.URL, rec.Links)
+	}
 	if len(news) == 0 {
 		return
 	}
@@ -91,4 +112,34 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, links []extract.Link, no
 			o.adds[i].Hint = now
 		}
 	}
+}
+
+// navigation holds each host's navigation (change.Nav), for the prior of
+// pages visited once: from its start page's links, when this spider visits
+// the start page (announce) or reads its history with a pass (records).
+type navigation struct {
+	mu     sync.Mutex
+	byHost map[string]change.Nav
+}
+
+// set takes the links of the start page at url, as change.Links encoded
+// them, for its host's navigation; empty links change nothing.
+func (n *navigation) set(url, links string) {
+	nav := change.NavOf(url, links)
+	if !nav.Known() {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.byHost == nil {
+		n.byHost = make(map[string]change.Nav)
+	}
+	n.byHost[hostOf(url)] = nav
+}
+
+// of returns the navigation of host; the zero Nav if none is known.
+func (n *navigation) of(host string) change.Nav {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.byHost[host]
 }

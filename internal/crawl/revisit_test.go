@@ -164,3 +164,53 @@ func TestStartPageFirstRefreshAtShortest(t *testing.T) {
 		t.Errorf("page visited once due %v: want none, the windows decide", page.Due)
 	}
 }
+
+// A page whose links at its first visit are mostly its own, not the
+// site's navigation (the start page's links), is a listing: it is due
+// sooner than the window, by the share of its links that are navigation,
+// so that listings are looked at again before articles. An article,
+// linking only the navigation, is left to the window.
+func TestListingDueSooner(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/about">about</a><a href="/s/">section</a><a href="/a1">latest</a>`)
+	v.site.set("/about", 200, `<a href="/">home</a>`)
+	v.site.set("/a1", 200, `<a href="/">home</a><a href="/s/">section</a>`)
+	v.site.set("/s/", 200, `<a href="/">home</a><a href="/about">about</a><a href="/s/">section</a>`+
+		`<a href="/a2">2</a><a href="/a3">3</a><a href="/a4">4</a><a href="/a5">5</a><a href="/a6">6</a>`)
+	for _, p := range []string{"/a2", "/a3", "/a4", "/a5", "/a6"} {
+		v.site.set(p, 200, `<a href="/">home</a><a href="/about">about</a><a href="/s/">section</a>`)
+	}
+	v.crawl(t, time.Hour)
+	listing := v.line(t, v.base+"/s/")
+	prior := time.Hour * 4 / 9 // 3 navigation links of 8, and its own place
+	if d, want := listing.Due.Sub(listing.Modified), time.Duration(float64(prior)*change.Jitter(listing.URL, v.clock)).Truncate(time.Second); d != want {
+		t.Errorf("listing visited once due %v after its copy, want 4/9 of the window jittered: %v", d, want)
+	}
+	for _, p := range []string{"/about", "/a1", "/a3"} {
+		if e := v.line(t, v.base+p); !e.Due.IsZero() {
+			t.Errorf("%s, linking only the navigation, due %v: want none, the windows decide", p, e.Due)
+		}
+	}
+}
+
+// A spider that does not visit the start page itself takes the
+// navigation from its history, which another spider (or an earlier run)
+// wrote.
+func TestListingNavigationFromHistory(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/about">about</a><a href="/s/">section</a>`)
+	v.site.set("/about", 200, `<a href="/">home</a>`)
+	v.site.set("/s/", 200, `<a href="/">home</a><a href="/about">about</a><a href="/a2">2</a><a href="/a3">3</a>`)
+	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // the start page alone
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(time.Minute)
+	v.cfg = nil
+	v.crawl(t, time.Hour)
+	if hits := v.hits("/"); hits != 1 {
+		t.Fatalf("start page fetched %d times, want once: the second run must not visit it", hits)
+	}
+	listing := v.line(t, v.base+"/s/")
+	if d, want := listing.Due.Sub(listing.Modified), time.Duration(float64(time.Hour*3/5)*change.Jitter(listing.URL, v.clock)).Truncate(time.Second); d != want {
+		t.Errorf("listing visited once due %v after its copy, want 3/5 of the window jittered: %v", d, want)
+	}
+}

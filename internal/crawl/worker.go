@@ -74,7 +74,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	case fetch.NotModified(err) && en.File != "" && !mayBeBannered(en, j.rec):
 		// The copy is current: its time advances, the file stays.
 		rec = history.NotModified(rec, now)
-		e.revisit(o, &rec, false, now)
+		e.revisit(o, &rec, false, nil, now)
 		e.retakeHeld(o)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
 		e.polite.retry.ok(en.URL)
@@ -156,7 +156,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
 	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
 		*rec = history.FetchedOK(*rec, resp, sum, false, now)
-		e.revisit(o, rec, false, now)
+		e.revisit(o, rec, false, nil, now)
 		e.retakeHeld(o)
 		e.polite.retry.ok(en.URL)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
@@ -181,7 +181,12 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	// index hears of the change once it is on disk.
 	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
-	e.revisit(o, rec, sum != o.job.rec.Checksum, now)
+	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
+	var pages []string // for the model's prior at a first visit, and for a hub's announcements
+	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {
+		pages = e.pageLinks(links)
+	}
+	e.revisit(o, rec, sum != o.job.rec.Checksum, pages, now)
 	e.polite.retry.ok(en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
 	o.count.Fetched++
@@ -194,8 +199,8 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 		e.follow.traps.read(en.URL, resp.Body, links) // before its links are judged
 	}
 	e.takeLinks(o, links)
-	if isHTML(resp.MediaType) {
-		e.announce(o, rec, links, now)
+	if isHTML(resp.MediaType) && hub {
+		e.announce(o, rec, pages, now)
 	}
 }
 
