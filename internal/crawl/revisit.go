@@ -78,7 +78,8 @@ func requisiteType(mt string) bool {
 
 // pageLinks returns the links of a page to other pages, as the change
 // model compares them: in document order, without the parameters the
-// crawl strips.
+// crawl strips. It is never nil, so that revisit tells a page parsed with
+// no links from a visit that parsed nothing.
 func (e *Engine) pageLinks(links []extract.Link) []string {
 	pages := []string{}
 	for _, l := range links {
