@@ -63,18 +63,18 @@ func Tokens(seed maphash.Seed, pat string, body []byte, links []string, patterns
 	eachWord(seed, body, func(h uint64) {
 		w[0], w[1], w[2] = w[1], w[2], h
 		if n++; n >= 3 {
-			out = append(out, mix(mix(mix('w', w[0]), w[1]), w[2]))
+			out = append(out, Mix(Mix(Mix('w', w[0]), w[1]), w[2]))
 		}
 	})
 	switch n {
 	case 1:
-		out = append(out, mix('w', w[2]))
+		out = append(out, Mix('w', w[2]))
 	case 2:
-		out = append(out, mix(mix('w', w[1]), w[2]))
+		out = append(out, Mix(Mix('w', w[1]), w[2]))
 	}
 	for _, l := range links {
 		if !samePattern(l, pat, patterns) {
-			out = append(out, mix('l', maphash.String(seed, l)))
+			out = append(out, Mix('l', maphash.String(seed, l)))
 		}
 	}
 	slices.Sort(out)
@@ -82,7 +82,7 @@ func Tokens(seed maphash.Seed, pat string, body []byte, links []string, patterns
 }
 
 // mix folds h into k (the finaliser of MurmurHash3 over their sum).
-func mix(k, h uint64) uint64 {
+func Mix(k, h uint64) uint64 {
 	k = k*0x9e3779b97f4a7c15 + h
 	k ^= k >> 33
 	k *= 0xff51afd7ed558ccd
