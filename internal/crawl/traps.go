@@ -137,7 +137,7 @@ func (t *traps) read(u string, body []byte, links []extract.Link) {
 	toks := trap.Tokens(t.seed, pat, body, urls, trap.Pattern)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	novel := 0
+	novel := 0 // distinct: a token's first mark makes its repeats seen
 	for _, k := range toks {
 		if !t.mark('t', k^p) {
 			novel++
