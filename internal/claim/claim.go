@@ -227,10 +227,8 @@ func (b *bounds) class(e *list.Entry) int {
 	case b.now.Before(e.Modified.Add(b.interval(e))):
 		return classEarly
 	case e.Level == 0:
-		// A start page is where a site announces its new and changed
-		// pages: a poll of it due at its interval (Shortest for a hub
-		// seen changing) goes before any other refresh or first visit,
-		// or announced pages wait behind a batch of them.
+		// Where a site announces: its poll must not wait behind a
+		// batch of first visits and refreshes, nor its announcements.
 		return classNew
 	}
 	return classRefresh
@@ -374,10 +372,8 @@ func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false, f
 
 // nextDue is NextDue for a picker that refreshes early (or unpaced) or
 // not, while first visits wait (backlog) or not. While they wait, a copy
-// that only a start page's or a hint's rule would make due becomes due by
-// age only at its stale bound: the backlog's end, not the clock, makes it
-// due, and an idle spider that counted its early time would look again at
-// once, and again, until the backlog ends.
+// not at level 0 nor hinted is due by age only at its stale bound: the
+// backlog's end makes it due, which no idle spider's sleep can foresee.
 func nextDue(p Profile, e *list.Entry, early, unpaced, backlog bool) time.Time {
 	at := since(e)
 	if e.Spider != "" || at.IsZero() {
