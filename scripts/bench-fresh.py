@@ -5,6 +5,7 @@ test site's truth file, sums up one run, renders the report.
   bench-fresh.py sample --truth F (--list LIST --mirror DIR | --wget DIR
                         | --list-command CMD --mirror DIR)
                         --start T0 --duration S --out SAMPLES.json
+                        [--ready-file F]
   bench-fresh.py summarize --samples SAMPLES.json --requests REQ.log
                         --tool T --budget B --fast-window W --out ROW.json
   bench-fresh.py render --header FILE [--footer FILE] [--gaps] --out FILE ROW.json...
@@ -14,7 +15,7 @@ Definitions (the report repeats them):
   list file (--list), or from the list a command prints in the list
   file's format (--list-command, e.g. `spider list export` of a list in
   PostgreSQL), read anew before every look, the same definition for both.
-- A sample (every 5 s from the tools' start, t = 0 included) looks at every
+- A sample (every 5 s from the start, t = 0 included) looks at every
   URL the truth file lists as live (pages and images). A URL is current when
   the mirror has a copy of it holding the truth's version (the
   <meta name="x-version"> of an HTML copy; any copy of an image or style
@@ -22,6 +23,10 @@ Definitions (the report repeats them):
   a deleted URL leaves the denominator. Freshness = current / live. Each
   sample in SAMPLES.json also names its stale URLs (a copy of an older
   version), to tell which pages a policy leaves behind (-k keeps them).
+- The start: the sampler takes the 0 s sample at the start time it is
+  given and then writes --ready-file; bench-fresh starts the tools only
+  then, so the 0 s sample is every tool's empty mirror, whenever the
+  sampler got going.
 - Time-averaged freshness: the mean of the samples, cold start included.
 - First sweep: the first sample at which the mirror has a copy (current or
   not) of at least 95% of the URLs that were live at the start and still
@@ -234,6 +239,8 @@ def cmd_sample(args):
             if now >= next_sample - 0.05:
                 samples.append(take_sample(truth, mirror, round(next_sample - t0, 1)))
                 next_sample += args.interval
+                if args.ready_file and len(samples) == 1:
+                    write_text(args.ready_file, "%.6f\n" % now)
         time.sleep(max(0.0, min(1.0, next_sample - time.time(), end + 0.6 - time.time())))
     changes = []
     for i, c in enumerate(truth["changes"] if truth else []):
@@ -416,6 +423,7 @@ def main():
     s.add_argument("--start", type=float, required=True)
     s.add_argument("--duration", type=float, required=True)
     s.add_argument("--interval", type=float, default=5)
+    s.add_argument("--ready-file")
     s.add_argument("--out", required=True)
     m = sub.add_parser("summarize")
     for name in ("samples", "requests", "tool", "budget", "out"):

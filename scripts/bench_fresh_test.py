@@ -221,12 +221,15 @@ class Summaries(unittest.TestCase):
         out = os.path.join(d, "samples.json")
         args = type("A", (), dict(truth=os.path.join(d, "truth.json"), list=None, list_command=None, mirror=None,
                                   wget=os.path.join(d, "w"), start=bf.time.time(), duration=0, interval=5,
-                                  out=out))
+                                  ready_file=os.path.join(d, "ready"), out=out))
         bf.cmd_sample(args)
         with open(out) as f:
             s = json.load(f)["samples"]
         self.assertEqual([(x["live"], x["current"], x["have"]) for x in s], [(3, 2, 3)])
         self.assertEqual(s[0]["stale"], ["/about"])  # a copy of an older version
+        # The ready file says when the 0 s sample was taken: at the start or after.
+        with open(os.path.join(d, "ready")) as f:
+            self.assertGreaterEqual(float(f.read()), args.start - 0.05)
 
 
 if __name__ == "__main__":

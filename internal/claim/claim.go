@@ -32,8 +32,9 @@
 // then Shortest, not a delay, bounds its requests.
 //
 // Among due lines the stale ones come first (oldest first), then the lines
-// with no copy or a hinted one (lowest level, then longest waiting), then
-// the refreshes due at their revisit interval, then the early ones; each
+// with no copy or a hinted one, and the start pages (level 0) due at their
+// revisit interval (lowest level, then longest waiting), then the other
+// refreshes due at their revisit interval, then the early ones; each
 // kind of refresh by the chance the page changed since its copy (its age
 // over the model's mean time between changes, unclamped: the expected
 // freshness a request buys), then the lowest level and the oldest copy;
@@ -225,6 +226,10 @@ func (b *bounds) class(e *list.Entry) int {
 		return classNew
 	case b.now.Before(e.Modified.Add(b.interval(e))):
 		return classEarly
+	case e.Level == 0:
+		// Where a site announces: its poll must not wait behind a
+		// batch of first visits and refreshes, nor its announcements.
+		return classNew
 	}
 	return classRefresh
 }
@@ -320,7 +325,7 @@ func (k *Picker) Next() time.Time {
 // Due implements list.Picker.
 func (k *Picker) Due(e *list.Entry) bool {
 	if !k.bounds().due(k.P, e) {
-		if n := nextDue(k.P, e, k.Early, k.Unpaced); !n.IsZero() {
+		if n := nextDue(k.P, e, k.Early, k.Unpaced, k.Backlog); !n.IsZero() {
 			for v := n.UnixNano(); ; {
 				old := k.next.Load()
 				if old != 0 && old <= v || k.next.CompareAndSwap(old, v) {
@@ -363,21 +368,26 @@ func (k *Picker) Max() int {
 // now: the earlier of its revisit interval and its stale bound expiring.
 // It returns the zero time for lines that never become due by age (deeper
 // than the level limit with no stale bound, or claimed).
-func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false, false) }
+func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false, false, false) }
 
-// nextDue is NextDue for a picker that refreshes early (or unpaced) or not.
-func nextDue(p Profile, e *list.Entry, early, unpaced bool) time.Time {
+// nextDue is NextDue for a picker that refreshes early (or unpaced) or
+// not, while first visits wait (backlog) or not. While they wait, a copy
+// not at level 0 nor hinted is due by age only at its stale bound: the
+// backlog's end makes it due, which no idle spider's sleep can foresee.
+func nextDue(p Profile, e *list.Entry, early, unpaced, backlog bool) time.Time {
 	at := since(e)
 	if e.Spider != "" || at.IsZero() {
 		return time.Time{}
 	}
 	b := boundsOf(p, at)
-	b.early, b.unpaced = early, unpaced
+	b.early, b.unpaced, b.backlog = early, unpaced, backlog
 	var next time.Time
-	if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
-		if e.Modified.IsZero() {
-			return at // due already
-		}
+	switch {
+	case p.MaxLevel >= 0 && e.Level > p.MaxLevel:
+	case e.Modified.IsZero():
+		return at // due already
+	case backlog && e.Level > 0 && !e.Hinted():
+	default:
 		next = e.Modified.Add(b.wait(e))
 	}
 	if p.Stale > 0 {

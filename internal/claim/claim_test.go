@@ -85,8 +85,9 @@ func TestOrder(t *testing.T) {
 		p    Profile
 		want []string
 	}{
-		// Lines never visited first, lowest level first.
-		{fast, []string{"top-new", "mid-new"}},
+		// Lines never visited and start pages past their window first,
+		// lowest level first, the longest waiting first.
+		{fast, []string{"top-new", "top-older"}},
 		// The slow profile takes stale lines first, regardless of level.
 		{slow, []string{"ancient-deep", "top-new"}},
 	}
@@ -228,7 +229,7 @@ func TestOrderWithModel(t *testing.T) {
 		{URL: "waited-too-long", Level: 9, State: list.Found, Due: ago(400 * time.Hour)},
 	}
 	p.Batch = len(es)
-	want := []string{"waited-too-long", "announced", "deep-new-earlier", "deep-new-later", "hub-often", "leaf-rarely"}
+	want := []string{"waited-too-long", "hub-often", "announced", "deep-new-earlier", "deep-new-later", "leaf-rarely"}
 	if got := selectURLs(p, es); !slices.Equal(got, want) {
 		t.Errorf("picked %v, want %v", got, want)
 	}
@@ -271,6 +272,46 @@ func TestDueDuringBacklog(t *testing.T) {
 		k = &Picker{P: p, Now: now}
 		if !k.Due(&tt.e) {
 			t.Errorf("%s: not due without a backlog", tt.name)
+		}
+	}
+}
+
+// The start page, due at its shortest interval, goes before every other
+// line due but the stale ones: before the first visits of a first mirror
+// and the refreshes due, or the pages it announces wait behind a batch of
+// them (issue 21: a slow spider claimed the home page last of its batch
+// while first visits were found, and polled it 17 s after the fast
+// spider, past the fast window). Early, it waits like any other copy.
+func TestStartPageFirst(t *testing.T) {
+	p := Profile{Name: "slow", Window: 90 * time.Second, Shortest: 7500 * time.Millisecond, Longest: 90 * time.Second,
+		MaxLevel: -1, Stale: 180 * time.Second, Batch: 50}
+	home := func(age time.Duration) list.Entry {
+		return list.Entry{URL: "home", Level: 0, State: list.Downloaded, Modified: ago(age), Due: ago(age).Add(7500 * time.Millisecond)}
+	}
+	es := []list.Entry{
+		{URL: "article, never visited", Level: 3, State: list.Found, Due: ago(time.Minute)},
+		{URL: "image, never visited", Level: 4, State: list.Found, Due: ago(2 * time.Minute)},
+		{URL: "section, refresh due", Level: 1, State: list.Downloaded, Modified: ago(100 * time.Second)},
+		{URL: "announced", Level: 1, State: list.Downloaded, Modified: ago(20 * time.Second), Due: ago(20 * time.Second)},
+		{URL: "stale", Level: 5, State: list.Downloaded, Modified: ago(200 * time.Second)},
+	}
+	tests := []struct {
+		name           string
+		age            time.Duration
+		backlog, early bool
+		want           []string
+	}{
+		{"first visits wait", 8 * time.Second, true, false,
+			[]string{"stale", "home", "announced", "article, never visited", "image, never visited"}},
+		{"refreshes", 8 * time.Second, false, true,
+			[]string{"stale", "home", "announced", "article, never visited", "image, never visited", "section, refresh due"}},
+		{"early", 5 * time.Second, false, true,
+			[]string{"stale", "announced", "article, never visited", "image, never visited", "section, refresh due", "home"}},
+	}
+	for _, tt := range tests {
+		k := &Picker{P: p, Now: now, Backlog: tt.backlog, Early: tt.early}
+		if got := pickAll(k, append([]list.Entry{home(tt.age)}, es...)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: picked %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
@@ -333,6 +374,36 @@ func TestEarly(t *testing.T) {
 	}
 }
 
+// While first visits wait, a copy that is past its early time is not due,
+// and not about to be: Next does not name a time already past, which would
+// have an idle spider look at the list again every few milliseconds until
+// the backlog ended (issue 21: the fast spider ran 8,000 passes in 180 s).
+// A start page's copy is due at its interval then, as without a backlog.
+func TestNextDuringBacklog(t *testing.T) {
+	p := Profile{Name: "fast", Window: 15 * time.Second, Shortest: 7500 * time.Millisecond, Longest: 90 * time.Second, MaxLevel: 2, Batch: 10}
+	copyAt := ago(40 * time.Second)
+	tests := []struct {
+		name string
+		e    list.Entry
+		want time.Time
+	}{
+		{"page past its early time", list.Entry{URL: "a", Level: 1, State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(60 * time.Second)}, time.Time{}},
+		{"start page", list.Entry{URL: "home", Level: 0, State: list.Downloaded, Modified: ago(time.Second), Due: ago(time.Second).Add(7500 * time.Millisecond)},
+			ago(time.Second).Add(7500 * time.Millisecond)},
+	}
+	for _, tt := range tests {
+		for _, early := range []bool{false, true} {
+			k := &Picker{P: p, Now: now, Backlog: true, Early: early, Unpaced: !early}
+			if k.Due(&tt.e) {
+				t.Errorf("%s (early %v): due during the backlog", tt.name, early)
+			}
+			if got := k.Next(); !got.Equal(tt.want) {
+				t.Errorf("%s (early %v): Next = %v, want %v", tt.name, early, got, tt.want)
+			}
+		}
+	}
+}
+
 // Refreshes are ranked by the model's own mean time between changes, not
 // by the interval the profile clamps it to: of two copies due at Longest,
 // the page expected to change sooner goes first, whatever the level and
@@ -355,7 +426,7 @@ func TestOrderByModelMean(t *testing.T) {
 			model("every two days", 25*time.Hour, 48*time.Hour, 2),
 		}, []string{"every two days", "monthly, older copy, shallower"}},
 		{"a requisite presumed rare after a page of no model", false, []list.Entry{
-			model("image presumed to change fortnightly", 48*time.Hour, 336*time.Hour, 0),
+			model("image presumed to change fortnightly", 48*time.Hour, 336*time.Hour, 1),
 			{URL: "page, no model", Level: 3, State: list.Downloaded, Modified: ago(90 * time.Minute)},
 		}, []string{"page, no model", "image presumed to change fortnightly"}},
 		{"due at the interval before early, whatever the odds", true, []list.Entry{

@@ -65,7 +65,8 @@ func (v *env) claimAsOther(t *testing.T, path string) {
 	}
 	t.Cleanup(func() { other.Unlock() })
 	c := &list.Cycle{Spider: "other", Now: v.clock, Add: []list.Add{{URL: v.base + path, Level: 1}},
-		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock}}
+		Pick: &claim.Picker{P: claim.Profile{Window: time.Hour, MaxLevel: -1, Batch: 1}, Now: v.clock,
+			Skip: func(u string) bool { return u != v.base+path }}}
 	if err := v.list.Run(context.Background(), c); err != nil || len(c.Claimed) != 1 {
 		t.Fatalf("other's claim: %v, %d claimed", err, len(c.Claimed))
 	}
@@ -233,7 +234,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 func TestClaimedLinesGoFirst(t *testing.T) {
 	r := testRun(t)
 	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, fetchNow)
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}})
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}}, nil)
 	var order []string
 	for range 4 {
 		j, ok := r.jobs.take()
@@ -276,7 +277,7 @@ func TestTakeWaits(t *testing.T) {
 	for range 3 {
 		go worker()
 	}
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/c1", Level: 1}}, {en: list.Entry{URL: "http://h/c2", Level: 1}}})
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/c1", Level: 1}}, {en: list.Entry{URL: "http://h/c2", Level: 1}}}, nil)
 	claimed := []string{<-got, <-got}
 	slices.Sort(claimed)
 	if !slices.Equal(claimed, []string{"/c1", "/c2"}) {
@@ -693,7 +694,7 @@ func TestNoWakeAfterSpacing(t *testing.T) {
 	r := testRun(t)
 	now := time.Now()
 	r.lastPass, r.spacing = now.Add(-time.Second), time.Millisecond
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a", Level: 1}}})
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a", Level: 1}}}, nil)
 	r.inflight["http://h/a"] = false
 	if r.passDue(now) {
 		t.Fatal("pass due with a claimed line queued and nothing to record")
@@ -787,13 +788,46 @@ func TestFirstVisitsFirst(t *testing.T) {
 		}
 		return job{en: e}
 	}
-	got := firstVisitsFirst([]job{j("r1", true), j("n1", false), j("r2", true)}, []job{j("r3", true), j("n2", false)})
+	got := byUrgency([]job{j("r1", true), j("n1", false), j("r2", true)}, []job{j("r3", true), j("n2", false)}, nil)
 	var urls []string
 	for _, x := range got {
 		urls = append(urls, x.en.URL)
 	}
 	if want := []string{"n1", "n2", "r1", "r2", "r3"}; !slices.Equal(urls, want) {
 		t.Errorf("queue %v, want %v", urls, want)
+	}
+}
+
+// A paced spider's queue outlasts its pass: the start page a later pass
+// claims, due at its shortest interval, is fetched next, not after the
+// first visits and refreshes an earlier pass queued (issue 21: a slow
+// spider polled the home page 9 s after claiming it, behind 49 lines, and
+// its announcements missed the fast window).
+func TestClaimedByUrgency(t *testing.T) {
+	now := time.Date(2026, 11, 25, 14, 20, 42, 0, time.UTC)
+	p := claim.Profile{Name: "slow", Window: 90 * time.Second, Shortest: 7500 * time.Millisecond, MaxLevel: -1, Stale: 180 * time.Second, Batch: 50}
+	q := newJobs(newAhead(0, 0))
+	var earlier []job
+	for i := range 4 {
+		earlier = append(earlier, job{en: list.Entry{URL: fmt.Sprintf("http://h/media/%d.png", i), Level: 4, State: list.Found}})
+	}
+	earlier = append(earlier, job{en: list.Entry{URL: "http://h/old", Level: 2, State: list.Downloaded, Modified: now.Add(-100 * time.Second)}})
+	first := &claim.Picker{P: p, Now: now.Add(-time.Second), Backlog: true}
+	q.addClaimed(earlier, first.Less)
+	home := list.Entry{URL: "http://h/", Level: 0, State: list.Downloaded, Modified: now.Add(-8 * time.Second), Due: now.Add(-500 * time.Millisecond)}
+	later := &claim.Picker{P: p, Now: now, Backlog: true}
+	q.addClaimed([]job{{en: list.Entry{URL: "http://h/media/9.png", Level: 4, State: list.Found}}, {en: home}}, later.Less)
+	var got []string
+	for range 7 {
+		j, ok := q.take()
+		if !ok {
+			t.Fatal("jobs closed")
+		}
+		got = append(got, j.en.URL)
+	}
+	want := []string{"http://h/", "http://h/media/0.png", "http://h/media/1.png", "http://h/media/2.png", "http://h/media/3.png", "http://h/media/9.png", "http://h/old"}
+	if !slices.Equal(got, want) {
+		t.Errorf("fetched %v, want %v", got, want)
 	}
 }
 

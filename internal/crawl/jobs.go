@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/spider-mirror/spider/list"
@@ -164,35 +165,44 @@ func (q *jobs) received() {
 }
 
 // addClaimed queues the lines a pass claimed the usual way, and the lines
-// that moved up with them (ahead.claimed) for the next pass.
-func (q *jobs) addClaimed(js []job) {
+// that moved up with them (ahead.claimed) for the next pass. less is the
+// pass's order of urgency (its Picker's Less); nil puts first visits first.
+func (q *jobs) addClaimed(js []job, less func(a, b *list.Entry) bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, j := range js {
 		q.adds = append(q.adds, q.ahead.claimed(j.en)...)
 	}
-	q.claimed = firstVisitsFirst(q.claimed, js)
+	q.claimed = byUrgency(q.claimed, js, less)
 	if len(js) > 0 {
 		q.more.Signal() // who takes one wakes the next
 	}
 }
 
-// firstVisitsFirst queues the claimed lines js after those queued: lines
-// never visited before any refresh, each kind in claim order. A pass
-// claims them first (internal/claim); they must not wait behind the
-// refreshes of an earlier pass either, or a chain of pages, one link a
-// page, advances by one page a batch.
-func firstVisitsFirst(queued, js []job) []job {
-	out := make([]job, 0, len(queued)+len(js))
-	for _, first := range []bool{true, false} {
-		for _, list := range [][]job{queued, js} {
-			for _, j := range list {
-				if j.en.Modified.IsZero() == first {
-					out = append(out, j)
-				}
-			}
-		}
+// byUrgency queues the claimed lines js with those queued, most urgent
+// first by less, each pass's lines in claim order and a pass's before the
+// next's among equals. A pass claims the most urgent lines first
+// (internal/claim), but a paced spider's queue outlasts its pass: a line
+// a later pass claims must not wait behind the less urgent lines of an
+// earlier one: the start page due at its interval behind a batch of first
+// visits and refreshes (its announcements then miss the fast window), or a
+// first visit behind refreshes (a chain of pages, one link a page, would
+// advance by one page a batch).
+func byUrgency(queued, js []job, less func(a, b *list.Entry) bool) []job {
+	if less == nil {
+		less = func(a, b *list.Entry) bool { return a.Modified.IsZero() && !b.Modified.IsZero() }
 	}
+	out := make([]job, 0, len(queued)+len(js))
+	out = append(append(out, queued...), js...)
+	slices.SortStableFunc(out, func(a, b job) int {
+		switch {
+		case less(&a.en, &b.en):
+			return -1
+		case less(&b.en, &a.en):
+			return 1
+		}
+		return 0
+	})
 	return out
 }
 

@@ -47,6 +47,7 @@ type linkKey struct {
 // it was decided in, robots the rules of its host then (a link is decided
 // again when they are replaced).
 type linkFile struct {
+	url    string // the link's URL as follows takes it (trap.Config.Strip)
 	file   string
 	ok     bool
 	gen    int64

@@ -35,11 +35,11 @@ func (e *Engine) target(from, file string) rewrite.Target {
 // linkFiles remembers the guess, with the robots rules it was made under.
 func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
 	k := linkKey{abs, kind, fromIn}
-	u := e.follow.traps.cfg.Strip(abs) // the URL as follows takes it
-	rules := e.linkRobots(u)
+	rules := e.linkRobots(abs) // the host's: Strip keeps the host
 	f, gen, ok := e.links.get(k)
 	if !ok || f.robots != rules {
-		f = linkFile{robots: rules}
+		u := e.follow.traps.cfg.Strip(abs) // the URL as follows takes it
+		f = linkFile{robots: rules, url: u}
 		if e.mirrors(fromIn, u, kind) && (rules == nil || rules.DisallowsAll() || rules.Allowed(u)) {
 			to, err := linkname.File(e.cfg.Layout, u, kind)
 			f.file, f.ok = to, err == nil
@@ -47,7 +47,7 @@ func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, b
 		e.links.put(k, f, gen)
 	}
 	if f.ok {
-		if file, ok := e.links.copyOf(u); ok {
+		if file, ok := e.links.copyOf(f.url); ok {
 			return file, true // where its copy is, whatever was guessed
 		}
 	}

@@ -232,7 +232,11 @@ func (r *run) afterPass(p passResult) {
 		}
 	}
 	r.sent = len(js)
-	r.jobs.addClaimed(js)
+	var less func(a, b *list.Entry) bool
+	if c.Pick != nil {
+		less = c.Pick.Less
+	}
+	r.jobs.addClaimed(js, less)
 	r.wantSitemaps(c.Claimed, c.Now)
 	e.follow.newPass()
 	r.offerHeld(epoch)

@@ -150,6 +150,7 @@ func (e *Engine) readSitemap(ctx context.Context, rd *sitemapRead, origin, u str
 	if !sitemapDue(r, now, e.sitemapEvery()) {
 		return nil, nil // read lately, by this spider or another
 	}
+	e.reserveSitemap(r, u, now)
 	b.files--
 	resp, _, err := e.polite.get(ctx, ctx, e.fetch, u, history.Conditional(r), false)
 	if ctx.Err() != nil {
@@ -169,6 +170,20 @@ func (e *Engine) readSitemap(ctx context.Context, rd *sitemapRead, origin, u str
 		kids = e.takeSitemap(rd, origin, u, resp.Body, b, index)
 	}
 	return kids, []meta.Record{r}
+}
+
+// reserveSitemap records that the sitemap u, whose record is r, is being
+// read at now, before the request: the spiders of a list start together
+// (a timer, a reboot), and one that looks a moment after another began
+// the read finds it read lately instead of requesting it too. The record
+// keeps its validators for the conditional request; the read's own
+// record replaces it. If it cannot be stored the read goes on: at worst
+// another spider reads the sitemap as well.
+func (e *Engine) reserveSitemap(r meta.Record, u string, now time.Time) {
+	r.URL, r.LastAttempt, r.RetryAt = sitemapKey(u), now, time.Time{}
+	if err := e.cfg.History.Put([]meta.Record{r}); err != nil {
+		e.log.Debug("sitemap read not reserved", "url", u, "err", err)
+	}
 }
 
 // takeSitemap reads the body of the sitemap u: the adds of a url set go to

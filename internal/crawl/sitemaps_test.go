@@ -3,11 +3,17 @@ package crawl
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
@@ -202,5 +208,55 @@ func TestSitemapConditional(t *testing.T) {
 	v.crawl(t, time.Hour)
 	if n, nm := v.hits("/sitemap.xml"), v.site.notMod["/sitemap.xml"]; n != 2 || nm != 1 {
 		t.Errorf("/sitemap.xml requested %d times, %d answered 304; want 2, the second conditional", n, nm)
+	}
+}
+
+// Two spiders of a list that read a host's sitemaps together (started by
+// one timer) request each sitemap once: the second finds the first's read
+// under way and lets it be, as it would a read a moment old. The handler
+// holds the first request until the second spider has had its look.
+func TestSitemapReadOncePerList(t *testing.T) {
+	var mu sync.Mutex
+	hits := 0
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/sitemap.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		hits++
+		first := hits == 1
+		mu.Unlock()
+		if first {
+			close(arrived)
+			<-release
+		}
+		w.Write([]byte(urlset(smURL("http://"+r.Host+"/listed", ""))))
+	}))
+	defer srv.Close()
+	l, m, _ := openListMirror(t)
+	engine := func(name string) *Engine {
+		cfg := Config{Spider: name, Profile: claim.Profile{Name: name, Window: time.Hour, MaxLevel: -1, Batch: 10},
+			Starts: []string{srv.URL + "/"}, Concurrency: 1, Lease: time.Minute, Sitemaps: true, IgnoreRobots: true}
+		return New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second, MaxBody: 1 << 20, MaxRedirects: 5}))
+	}
+	fast, slow := engine("fast"), engine("slow")
+	ctx := context.Background()
+	done := make(chan sitemapRead)
+	// The first spider's read: it ends once release is closed, and the
+	// test waits for it below.
+	go func() { done <- fast.readSitemaps(ctx, srv.URL) }()
+	<-arrived
+	second := slow.readSitemaps(ctx, srv.URL)
+	close(release)
+	first := <-done
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 1 {
+		t.Errorf("/sitemap.xml requested %d times by two spiders reading together, want 1", hits)
+	}
+	if len(first.adds) != 1 || len(second.adds) != 0 {
+		t.Errorf("the first read took %d URLs, the second %d; want 1 and 0", len(first.adds), len(second.adds))
 	}
 }

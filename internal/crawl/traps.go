@@ -44,7 +44,8 @@ type traps struct {
 }
 
 const (
-	trapBits    = 1 << 25 // 4 MiB: one false "seen" in 400 at a million keys
+	trapBits    = 1 << 25 // 4 MiB: one false "seen" in 300 at a million keys
+	lineBits    = 512     // a cache line: both bits of a key are in one
 	maxPatterns = 1 << 18 // patterns and paths counted; past this, new ones are not
 	maxCapped   = 100
 )
@@ -54,10 +55,18 @@ func newTraps(cfg trap.Config, log *slog.Logger) *traps {
 		counts: map[uint64]*trap.Counts{}, shapes: map[uint64]int{}, cut: map[string]int{}}
 }
 
-// bits returns the two bits of key (of kind) in the Bloom filter.
+// bits returns the two bits of key (of kind) in the Bloom filter, two
+// different ones in the same cache line (lineBits bits, which the
+// filter's allocation, a multiple of the page size, aligns), so that
+// marking or testing a key reads one line of memory, not two: a page's
+// tokens are hundreds of keys. Keys are hashes with the run's seed
+// already, so a plain mix spreads them.
 func (t *traps) bits(kind byte, key uint64) [2]uint64 {
-	h := maphash.Comparable(t.seed, [2]uint64{uint64(kind), key})
-	return [2]uint64{h % trapBits, (h>>32 | h<<32) % trapBits}
+	h := trap.Mix(uint64(kind), key)
+	line := h % (trapBits / lineBits) * lineBits
+	a := h >> 32 % lineBits
+	b := (a + 1 + h>>41%(lineBits-1)) % lineBits
+	return [2]uint64{line + a, line + b}
 }
 
 // has reports whether key (of kind) was marked, or is taken for one.
@@ -128,7 +137,7 @@ func (t *traps) read(u string, body []byte, links []extract.Link) {
 	toks := trap.Tokens(t.seed, pat, body, urls, trap.Pattern)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	novel := 0
+	novel := 0 // distinct: a token's first mark makes its repeats seen
 	for _, k := range toks {
 		if !t.mark('t', k^p) {
 			novel++

@@ -431,3 +431,32 @@ func TestTrapSessionIDsStripped(t *testing.T) {
 		t.Errorf("the copy of topic 0 (%v) does not link topic 1's file:\n%s", err, b)
 	}
 }
+
+// The Bloom filter keeps both bits of a key in one cache line, two bits,
+// and at a million keys says "seen" of an unseen key about once in 300.
+func TestTrapsFilter(t *testing.T) {
+	tr := newTraps(trap.Config{}, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		b := tr.bits('t', rng.Uint64())
+		if b[0] == b[1] || b[0]/lineBits != b[1]/lineBits || b[0] >= trapBits || b[1] >= trapBits {
+			t.Fatalf("bits %d and %d: want two in one line of %d", b[0], b[1], lineBits)
+		}
+	}
+	if tr.mark('t', 42) || !tr.mark('t', 42) || !tr.has('t', 42) {
+		t.Fatal("a key marked is not seen")
+	}
+	const keys, probes = 1 << 20, 1 << 18
+	for range keys {
+		tr.mark('t', rng.Uint64())
+	}
+	seen := 0
+	for range probes {
+		if tr.has('t', rng.Uint64()) {
+			seen++
+		}
+	}
+	if rate := float64(seen) / probes; rate > 1.0/250 {
+		t.Errorf("%d of %d unseen keys seen (1 in %.0f), want at most 1 in 250", seen, probes, 1/rate)
+	}
+}

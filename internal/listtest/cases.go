@@ -150,11 +150,11 @@ func orderLines() []line {
 }
 
 // Lines are claimed in claim's order: stale (oldest first, any level),
-// then first visits and hinted copies (lowest level, then longest
-// waiting), then refreshes (most likely changed first); at most the
-// batch.
+// then first visits, hinted copies and start pages due (lowest level,
+// then longest waiting), then refreshes (most likely changed first); at
+// most the batch.
 func testClaimOrder(t *testing.T, b Backend) {
-	want := []string{u("s1"), u("s2"), u("n3"), u("n2"), u("n1"), u("h1"), u("r2"), u("r1"), u("r3")}
+	want := []string{u("s1"), u("s2"), u("r1"), u("r3"), u("n3"), u("n2"), u("n1"), u("h1"), u("r2")}
 	for _, n := range []int{100, 4} {
 		sp := join(t, b, b.New(t), "a")
 		seed(sp, orderLines())
@@ -183,8 +183,8 @@ func testClaimLimits(t *testing.T, b Backend) {
 		backlog bool
 		want    []string
 	}{
-		{"level limit", shallow, false, []string{u("s1"), u("s2"), u("n3"), u("n2"), u("r2"), u("r1"), u("r3")}},
-		{"backlog", slowProfile, true, []string{u("s1"), u("s2"), u("n3"), u("n2"), u("n1"), u("h1"), u("r1"), u("r3")}},
+		{"level limit", shallow, false, []string{u("s1"), u("s2"), u("r1"), u("r3"), u("n3"), u("n2"), u("r2")}},
+		{"backlog", slowProfile, true, []string{u("s1"), u("s2"), u("r1"), u("r3"), u("n3"), u("n2"), u("n1"), u("h1")}},
 	}
 	for _, tc := range cases {
 		sp := join(t, b, b.New(t), "a")
@@ -230,7 +230,7 @@ func testRecord(t *testing.T, b Backend) {
 	seed(a, []line{
 		{url: u("theirs"), found: at(-4 * time.Hour)}, {url: u("got"), found: at(-3 * time.Hour)},
 		{url: u("back"), found: at(-2 * time.Hour)}, {url: u("free"), found: at(-time.Hour)},
-		{url: u("err"), found: at(-5 * time.Hour), res: list.Result{State: list.Downloaded, File: "err.html", Modified: at(-30 * time.Hour)}},
+		{url: u("err"), level: 1, found: at(-5 * time.Hour), res: list.Result{State: list.Downloaded, File: "err.html", Modified: at(-30 * time.Hour)}},
 	})
 	if got := o.claim(t0, slowProfile, 1); !equalStrings(got, []string{u("theirs")}) {
 		t.Fatalf("other claimed %v", got)
@@ -256,7 +256,7 @@ func testRecord(t *testing.T, b Backend) {
 	want := []list.Entry{
 		{File: "p.html", State: list.Downloaded, Modified: mod, Due: at(time.Hour), URL: u("got")},
 		{State: list.Found, Due: at(-2 * time.Hour), URL: u("back")},
-		{File: "err.html", State: list.Error, Modified: at(-30 * time.Hour), URL: u("err")},
+		{File: "err.html", Level: 1, State: list.Error, Modified: at(-30 * time.Hour), URL: u("err")},
 		{Spider: "other", State: list.Claimed, Due: at(-4 * time.Hour), URL: u("theirs")},
 		{State: list.Found, Due: at(-time.Hour), URL: u("free")},
 	}

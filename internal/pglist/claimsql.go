@@ -57,7 +57,7 @@ type claimSpec struct {
 // the backlog make the refreshable levels a set) and keeps the k earliest
 // in all; the caller orders the union with the Picker's Less.
 func candQueries(sp claimSpec, levels []int, k int) []candQuery {
-	shortest, window, longest := sp.p.Intervals()
+	shortest, _, _ := sp.p.Intervals()
 	now := sp.now.UTC()
 	var qs []candQuery
 	if sp.p.Stale > 0 {
@@ -77,30 +77,51 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 		WHERE spider = '' AND (modified IS NULL OR due <= modified) AND (modified IS NULL OR modified <= $1)` + levelCut + `
 		ORDER BY level, coalesce(modified, due) NULLS FIRST, id LIMIT $2`, args})
 	lv := refreshLevels(sp, levels)
+	if len(lv) > 0 && lv[0] == 0 {
+		// A start page due at its interval is as urgent as a line never
+		// visited (claim's order): its refreshes are of the new tier.
+		qs = append(qs, refreshQueries(sp, []int{0}, k, 1)...)
+		lv = lv[1:]
+	}
 	if len(lv) == 0 {
 		return qs
 	}
+	return append(qs, refreshQueries(sp, lv, k, 2)...)
+}
+
+// refreshQueries returns the queries of tier for the refreshes due at the
+// levels lv.
+func refreshQueries(sp claimSpec, lv []int, k, tier int) []candQuery {
+	shortest, window, longest := sp.p.Intervals()
+	now := sp.now.UTC()
 	perLevel := func(where, order string) string {
 		return `SELECT c.* FROM unnest($1::integer[]) AS lv(level) CROSS JOIN LATERAL (
 			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level AND ` + where + `
 			ORDER BY ` + order + `, id LIMIT $2) AS c
 			ORDER BY c.` + order + `, c.id LIMIT $2`
 	}
+	var qs []candQuery
 	switch {
 	case sp.backlog:
 	case sp.unpaced:
-		return append(qs, unpacedRefresh(perLevel, lv, k, now, shortest, window, longest)...)
+		qs = unpacedRefresh(perLevel, lv, k, now, shortest, window, longest)
 	case sp.early:
-		return append(qs, earlyRefresh(perLevel, lv, k, now, shortest, window, longest)...)
+		qs = earlyRefresh(perLevel, lv, k, now, shortest, window, longest)
 	}
-	return append(qs,
-		candQuery{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
-			[]any{lv, k, now.Add(-window)}},
-		candQuery{qModelDue, 2, perLevel(`due > modified AND due <= $3 AND modified <= $4`, `due`),
-			[]any{lv, k, now, now.Add(-shortest)}},
-		candQuery{qModelAged, 2, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
-			[]any{lv, k, now, now.Add(-longest)}},
-	)
+	if qs == nil {
+		qs = []candQuery{
+			{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
+				[]any{lv, k, now.Add(-window)}},
+			{qModelDue, 2, perLevel(`due > modified AND due <= $3 AND modified <= $4`, `due`),
+				[]any{lv, k, now, now.Add(-shortest)}},
+			{qModelAged, 2, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
+				[]any{lv, k, now, now.Add(-longest)}},
+		}
+	}
+	for i := range qs {
+		qs[i].tier = tier
+	}
+	return qs
 }
 
 // earlyRefresh returns the refresh queries of a picker that refreshes

@@ -24,45 +24,52 @@ func TestCandQueries(t *testing.T) {
 		want    []string // class: arguments after the SQL
 	}{
 		{"slow", slow, false, []int{0, 1, 2, 5}, []string{
-			"stale: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
-			"new: [" + fmt.Sprint(now.Add(-day)) + " 7]",
-			"plain: [[0 1 2 5] 7 " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-due: [[0 1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-age: [[0 1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
+			"stale 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
+			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
+			// A start page due is as urgent as a line never visited.
+			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
+			"plain 2: [[1 2 5] 7 " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-due 2: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-age 2: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 		}},
 		{"slow backlog", slow, true, []int{0, 1, 2}, []string{
-			"stale: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
-			"new: [" + fmt.Sprint(now.Add(-day)) + " 7]",
-			"plain: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-due: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-age: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
+			"stale 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
+			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
+			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 		}},
 		{"fast", fast, false, []int{0, 1, 2, 3}, []string{
-			"new: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
-			"plain: [[0 1] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"model-due: [[0 1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
-			"model-age: [[0 1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
+			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
+			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"plain 2: [[1] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"model-due 2: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
+			"model-age 2: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 		}},
 		{"fast, only deep levels", fast, false, []int{2, 3}, []string{
-			"new: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
+			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
 		}},
 		{"fast backlog without start pages", fast, true, []int{1, 2}, []string{
-			"new: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
+			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
 		}},
 		// A stale bound shorter than the window lifts longest to the window.
 		{"stale below window", noModel, false, []int{0}, []string{
-			"stale: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
-			"new: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 3]",
-			"plain: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"model-due: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"model-age: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"stale 0: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
+			"new 1: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 3]",
+			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 		}},
 	}
 	for _, tc := range cases {
 		qs := candQueries(claimSpec{p: tc.p, now: now.In(time.FixedZone("x", 3600)), backlog: tc.backlog}, tc.levels, 7)
 		var got []string
 		for _, q := range qs {
-			got = append(got, fmt.Sprintf("%s: %v", q.class, q.args))
+			got = append(got, fmt.Sprintf("%s %d: %v", q.class, q.tier, q.args))
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)

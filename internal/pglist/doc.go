@@ -93,7 +93,9 @@
 //     bounds scaled, the model's point computed per row. One with no
 //     delay (claim.Picker.Unpaced) finds every copy due from shortest on:
 //     the same indexes, the model's copies split on whether their due
-//     time has passed.
+//     time has passed. The refreshes of level 0 are queried apart, in the
+//     tier of class 2: claim ranks a start page due with the lines never
+//     visited.
 //
 // A Picker that names lines to offer first (Preferring: the lines a spider
 // fetched ahead of their claim, whose outcome it holds) has them selected

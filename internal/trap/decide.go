@@ -2,7 +2,6 @@ package trap
 
 import (
 	"hash/maphash"
-	"slices"
 	"strings"
 )
 
@@ -39,8 +38,8 @@ func (c Config) ShapeCapped(shapes int) bool {
 	return c.QueryShapes > 0 && shapes >= c.QueryShapes
 }
 
-// Repetitive reports whether a page with total distinct tokens (Tokens),
-// novel of them unseen on the earlier pages of its pattern, is
+// Repetitive reports whether a page with total tokens (Tokens), novel of
+// them distinct and unseen on the earlier pages of its pattern, is
 // near-identical to those pages: it says nothing they did not, in words
 // in the same order (numbers aside) and in links to other patterns. An
 // empty calendar's days are; a page of a listing names new items, a
@@ -49,13 +48,15 @@ func Repetitive(novel, total int) bool {
 	return total > 0 && novel == 0
 }
 
-// Tokens returns the distinct tokens of a page of pattern pat, by which
-// Repetitive compares it with the pattern's other pages: each run of
-// three words of its body (letters only, lower case: numbers and markup
-// punctuation separate words, so dates and counters do not make a page
-// new, while sentences of the same words in another order do), and the
-// links it holds to URLs of other patterns (patterns maps a link to its
-// pattern). Each token is a hash with seed.
+// Tokens returns the tokens of a page of pattern pat, by which Repetitive
+// compares it with the pattern's other pages: each run of three words of
+// its body (letters only, lower case: numbers and markup punctuation
+// separate words, so dates and counters do not make a page new, while
+// sentences of the same words in another order do), and the links it
+// holds to URLs of other patterns (patterns maps a link to its pattern).
+// Each token is a hash with seed. A token the page holds twice comes
+// twice, not sorted away: a caller that marks each token seen as it
+// counts the unseen ones counts it once.
 func Tokens(seed maphash.Seed, pat string, body []byte, links []string, patterns func(string) string) []uint64 {
 	out := make([]uint64, 0, len(body)/8+len(links))
 	var w [3]uint64 // the last three words' hashes
@@ -63,26 +64,25 @@ func Tokens(seed maphash.Seed, pat string, body []byte, links []string, patterns
 	eachWord(seed, body, func(h uint64) {
 		w[0], w[1], w[2] = w[1], w[2], h
 		if n++; n >= 3 {
-			out = append(out, mix(mix(mix('w', w[0]), w[1]), w[2]))
+			out = append(out, Mix(Mix(Mix('w', w[0]), w[1]), w[2]))
 		}
 	})
 	switch n {
 	case 1:
-		out = append(out, mix('w', w[2]))
+		out = append(out, Mix('w', w[2]))
 	case 2:
-		out = append(out, mix(mix('w', w[1]), w[2]))
+		out = append(out, Mix(Mix('w', w[1]), w[2]))
 	}
 	for _, l := range links {
 		if !samePattern(l, pat, patterns) {
-			out = append(out, mix('l', maphash.String(seed, l)))
+			out = append(out, Mix('l', maphash.String(seed, l)))
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 // mix folds h into k (the finaliser of MurmurHash3 over their sum).
-func mix(k, h uint64) uint64 {
+func Mix(k, h uint64) uint64 {
 	k = k*0x9e3779b97f4a7c15 + h
 	k ^= k >> 33
 	k *= 0xff51afd7ed558ccd

@@ -56,13 +56,13 @@ func pathMachinery(path string) (Family, string) {
 	if strings.Contains(low, "/special:") {
 		return Edit, "Special:"
 	}
-	segs := strings.Split(strings.Trim(low, "/"), "/")
-	for _, s := range segs {
+	trimmed := strings.Trim(low, "/")
+	for s := range strings.SplitSeq(trimmed, "/") {
 		if f, ok := anySegments[s]; ok {
 			return f, "/" + s + "/"
 		}
 	}
-	last := segs[len(segs)-1]
+	last := trimmed[strings.LastIndexByte(trimmed, '/')+1:]
 	if f, ok := lastSegments[last]; ok {
 		return f, "/" + last
 	}

@@ -14,6 +14,7 @@ import (
 func Pattern(u string) string {
 	host, path, query := splitURL(u)
 	var b strings.Builder
+	b.Grow(len(u)) // masking only shortens
 	b.WriteString(strings.ToLower(host))
 	mask(&b, path)
 	if query == "" {
@@ -53,6 +54,7 @@ func mask(b *strings.Builder, s string) {
 func Shape(u string) (path, shape string) {
 	host, p, query := splitURL(u)
 	var b strings.Builder
+	b.Grow(len(host) + len(p))
 	b.WriteString(strings.ToLower(host))
 	mask(&b, p)
 	if query == "" {

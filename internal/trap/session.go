@@ -22,24 +22,43 @@ func StripSessions(u string) string {
 	if !hasQuery {
 		return base
 	}
-	kept := make([]string, 0, 4)
-	dropped := false
-	for p := range strings.FieldsFuncSeq(query, func(r rune) bool { return r == '&' || r == ';' }) {
-		k, v, _ := strings.Cut(p, "=")
-		k = strings.ToLower(k)
-		if sessionKeys[k] || (k == "sid" || k == "s") && sessionLike(v) {
-			dropped = true
-			continue
+	if !hasSession(query) {
+		if len(base)+len("?")+len(query) == len(u) {
+			return u // most URLs: nothing to strip, nothing to copy
 		}
-		kept = append(kept, p)
-	}
-	switch {
-	case !dropped:
 		return base + "?" + query
-	case len(kept) == 0:
+	}
+	kept := make([]string, 0, 4)
+	for p := range strings.FieldsFuncSeq(query, isParamSep) {
+		if !isSession(p) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
 		return base
 	}
 	return base + "?" + strings.Join(kept, "&")
+}
+
+func isParamSep(r rune) bool { return r == '&' || r == ';' }
+
+// hasSession reports whether a parameter of the query carries a session
+// id.
+func hasSession(query string) bool {
+	for p := range strings.FieldsFuncSeq(query, isParamSep) {
+		if isSession(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSession reports whether the query parameter p ("key=value") carries a
+// session id.
+func isSession(p string) bool {
+	k, v, _ := strings.Cut(p, "=")
+	k = strings.ToLower(k)
+	return sessionKeys[k] || (k == "sid" || k == "s") && sessionLike(v)
 }
 
 // indexFold returns the index of the first instance of the lower-case

@@ -127,8 +127,8 @@ func splitURL(u string) (host, path, query string) {
 	}
 	rest, _, _ = strings.Cut(rest, "#")
 	rest, query, _ = strings.Cut(rest, "?")
-	host, path, ok = strings.Cut(rest, "/")
-	path = "/" + path
+	host, _, ok = strings.Cut(rest, "/")
+	path = rest[len(host):] // with its '/', without a copy
 	if !ok {
 		path = "/"
 	}
@@ -138,7 +138,10 @@ func splitURL(u string) (host, path, query string) {
 // params splits a query into its key=value pairs, on & and ; (Apache's
 // directory listings use ;).
 func params(query string) [][2]string {
-	var out [][2]string
+	if query == "" {
+		return nil
+	}
+	out := make([][2]string, 0, 1+strings.Count(query, "&")+strings.Count(query, ";"))
 	for p := range strings.FieldsFuncSeq(query, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(p, "=")
 		out = append(out, [2]string{k, v})

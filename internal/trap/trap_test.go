@@ -249,6 +249,9 @@ func TestTokens(t *testing.T) {
 	if n := len(Tokens(seed, "p", []byte("<p>hi</p>"), nil, Pattern)); n != 1 {
 		t.Errorf("%d tokens of a two-word page, want 1", n)
 	}
+	if toks := Tokens(seed, "p", []byte("a a a a"), nil, Pattern); len(toks) != 2 || toks[0] != toks[1] {
+		t.Errorf("tokens of a page saying a a a a: %v, want the one run of three words twice", toks)
+	}
 }
 
 func same(a, b []uint64) bool {

@@ -16,8 +16,19 @@ func TestResolveFast(t *testing.T) {
 		{"#top", "http://127.0.0.1:8080/topic/12-slug?x=1"},
 		{"", "http://127.0.0.1:8080/topic/12-slug?x=1"},
 		{"12-slug/replies", "http://127.0.0.1:8080/topic/12-slug/replies"},
-		{"../12-slug", ""},
-		{"./", ""},
+		{"../12-slug", "http://127.0.0.1:8080/12-slug"},
+		{"../media/1.png", "http://127.0.0.1:8080/media/1.png"},
+		{"./", "http://127.0.0.1:8080/topic/"},
+		{".", "http://127.0.0.1:8080/topic/"},
+		{"..", "http://127.0.0.1:8080/"},
+		{"../../../a?b", "http://127.0.0.1:8080/a?b"},
+		{"a/./b/../c/.", "http://127.0.0.1:8080/topic/a/c/"},
+		{"/x/../y/", "http://127.0.0.1:8080/y/"},
+		{"..a/b", "http://127.0.0.1:8080/topic/..a/b"},
+		{".../b", "http://127.0.0.1:8080/topic/.../b"},
+		{"a/.%2e/b", ""},
+		{"/x/%2e/../y", ""},
+		{"./a:b", "http://127.0.0.1:8080/topic/a:b"},
 		{"//other.example/", ""},
 		{"mailto:a@b", ""},
 		{"https://example.org/", ""},
@@ -49,6 +60,7 @@ func FuzzResolveFast(f *testing.F) {
 	for _, s := range [][2]string{
 		{"http://a.b/c/d?q", "/x"}, {"https://x.org:8443/p/", "?page=2"}, {"http://127.0.0.1:1/t/1-a", "1-a/replies"},
 		{"http://a.b/", "#f"}, {"http://a.b/c", "x:y"}, {"http://a.b/c", "a/b:c"}, {"http://a.b/c", "/%41?%zz"},
+		{"http://a.b/c/d/e", "../../f/./g/.."}, {"http://a.b/c/", "./..?x=."}, {"http://a.b/", "/../a/%2e./b"}, {"https://h.io:8443/x/y/z", "/x./%2e/.././/#"},
 	} {
 		f.Add(s[0], s[1])
 	}
