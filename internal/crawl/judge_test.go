@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
@@ -17,6 +18,7 @@ import (
 // TestLinkDecidedOnce, and what must come of its links.
 type storedPage struct {
 	url   string
+	final string // the URL the fetch ended at, if it was redirected
 	level int
 	body  string
 	taken []list.Add // the links taken, in order
@@ -105,6 +107,18 @@ func TestLinkDecidedOnce(t *testing.T) {
 			url: site + "/a", level: 1, body: a(site + "/a"), // taken in this pass already: no budget
 			taken: []list.Add{{URL: site + "/a", Level: 2}},
 		}}},
+		{"redirected out of scope", func(c *Config) { c.Scope.Requisites = true }, []storedPage{{
+			// The copy is of a page out of scope, the line in scope: the
+			// copy links the requisites as they are, the line takes them.
+			url: site + "/r", final: "http://other.test/p", body: a("img http://cdn.test/i.png", "img http://other.test/j.png"),
+			taken:    []list.Add{{URL: "http://cdn.test/i.png", Level: 0}, {URL: "http://other.test/j.png", Level: 0}},
+			absolute: []string{"http://cdn.test/i.png", "http://other.test/j.png"},
+		}}},
+		{"links repeated", nil, []storedPage{{
+			url: site + "/", body: a(slices.Repeat([]string{site + "/x"}, 100)...) + a(site+"/y", "img "+site+"/x"),
+			taken:     []list.Add{{URL: site + "/x", Level: 1}, {URL: site + "/y", Level: 1}},
+			rewritten: []string{site + "/x", site + "/y"},
+		}}},
 		{"sessions stripped", nil, []storedPage{{
 			url: site + "/", body: a(site + "/v?t=1&amp;" + sid),
 			taken: []list.Add{{URL: site + "/v?t=1", Level: 1}},
@@ -119,7 +133,7 @@ func TestLinkDecidedOnce(t *testing.T) {
 			}
 			e := New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
 			for _, p := range tt.pages {
-				o, out := storeBody(t, e, p.url, p.level, p.body)
+				o, out := storeBody(t, e, p.url, p.final, p.level, p.body)
 				if !slices.Equal(o.adds, p.taken) {
 					t.Errorf("%s: taken %v, want %v", p.url, o.adds, p.taken)
 				}
@@ -145,14 +159,19 @@ func TestLinkDecidedOnce(t *testing.T) {
 	}
 }
 
-// storeBody stores the HTML page body fetched from u, a line at level,
-// as a first visit, and returns the outcome and the copy's body.
-func storeBody(t *testing.T, e *Engine, u string, level int, body string) (*outcome, string) {
+// storeBody stores the HTML page body fetched from u (ending at final,
+// if not empty), a line at level, as a first visit, and returns the
+// outcome and the copy's body.
+func storeBody(t *testing.T, e *Engine, u, final string, level int, body string) (*outcome, string) {
 	t.Helper()
 	en := list.Entry{URL: u, Level: level}
 	o := &outcome{job: job{en: en}, res: list.Result{URL: u}, rec: &meta.Record{}}
-	e.store(o, &fetch.Response{URL: u, Status: 200, MediaType: "text/html",
-		Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(body)}, time.Now())
+	resp := &fetch.Response{URL: u, Status: 200, MediaType: "text/html",
+		Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(body)}
+	if final != "" {
+		resp.URL, resp.Redirects = final, []string{u}
+	}
+	e.store(o, resp, time.Now())
 	if o.copy == nil {
 		t.Fatalf("%s: not stored: %+v", u, o.res)
 	}
@@ -170,7 +189,7 @@ func TestHeldLinksDecidedAgain(t *testing.T) {
 	cfg.Traps.DateURLs = 3
 	e := New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
 	cal := func(day string) string { return site + "/cal/2024-01-0" + day }
-	o, _ := storeBody(t, e, site+"/", 0, `<a href="/cal/2024-01-01">1</a><a href="/cal/2024-01-02">2</a><a href="/cal/2024-01-03">3</a>`)
+	o, _ := storeBody(t, e, site+"/", "", 0, `<a href="/cal/2024-01-01">1</a><a href="/cal/2024-01-02">2</a><a href="/cal/2024-01-03">3</a>`)
 	if want := []list.Add{{URL: cal("1"), Level: 1}}; !slices.Equal(o.adds, want) {
 		t.Fatalf("taken %v, want %v", o.adds, want)
 	}
@@ -190,8 +209,30 @@ func TestHeldLinksDecidedAgain(t *testing.T) {
 	if len(o.rec.Held) != 0 {
 		t.Errorf("still held: %v", o.rec.Held)
 	}
-	o, out := storeBody(t, e, site+"/x", 0, `<a href="/cal/2024-01-04">4</a><a href="/cal/2024-01-03">3</a>`)
+	o, out := storeBody(t, e, site+"/x", "", 0, `<a href="/cal/2024-01-04">4</a><a href="/cal/2024-01-03">3</a>`)
 	if want := []list.Add{{URL: cal("3"), Level: 1}}; !slices.Equal(o.adds, want) || !strings.Contains(out, `"`+cal("4")+`"`) {
 		t.Errorf("capped pattern: taken %v, want %v; day 4 left absolute in\n%s", o.adds, want, out)
+	}
+}
+
+// A link decided as its page was rewritten, before a start host joined
+// the scope, is decided again when it is taken, as linkFiles would have
+// it: links to the new host are followed from then on.
+func TestLinkDecidedBeforeScopeWidened(t *testing.T) {
+	const site = "http://site.test"
+	l, m, _ := openListMirror(t)
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{site + "/"}, Concurrency: 1, Now: time.Now}, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	links := []extract.Link{{URL: "http://b.test/p", Kind: extract.Page}}
+	pt := e.pageTarget(site+"/", "site.test/index.html")
+	if got, _ := pt.target(links[0].URL, links[0].Kind); got != links[0].URL {
+		t.Fatalf("link out of scope rewritten to %q", got)
+	}
+	e.widenScope("http://b.test/")
+	en := list.Entry{URL: site + "/"}
+	o := &outcome{job: job{en: en}, rec: &meta.Record{}}
+	e.takeLinks(o, links, e.judgedLinks(links, true, pt))
+	if want := []list.Add{{URL: links[0].URL, Level: 1}}; !slices.Equal(o.adds, want) {
+		t.Errorf("taken %v, want %v", o.adds, want)
 	}
 }

@@ -166,8 +166,9 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	var body []byte
 	var links []extract.Link
 	var linksErr error
+	t := e.pageTarget(resp.URL, file) // the page's links are decided as it is rewritten
 	if err == nil {
-		body, links, linksErr, err = e.transform(file, resp)
+		body, links, linksErr, err = e.transform(t, resp)
 	}
 	if err != nil {
 		*rec = history.Failed(*rec, err, now)
@@ -184,7 +185,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
 	// Each link was decided as the page was rewritten (linkFile); what is
 	// taken from it, compared and counted asks that decision again.
-	judged := e.judgedLinks(links, e.scope.has(en.URL))
+	judged := e.judgedLinks(links, e.scope.has(en.URL), t)
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
 	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {
 		pages = pageLinks(links, judged)
