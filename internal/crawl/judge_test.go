@@ -224,14 +224,13 @@ func TestLinkDecidedBeforeScopeWidened(t *testing.T) {
 	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
 		Starts: []string{site + "/"}, Concurrency: 1, Now: time.Now}, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
 	links := []extract.Link{{URL: "http://b.test/p", Kind: extract.Page}}
-	pt := e.pageTarget(site+"/", "site.test/index.html")
-	if got, _ := pt.target(links[0].URL, links[0].Kind); got != links[0].URL {
+	if got, _ := e.target(site+"/", "site.test/index.html")(links[0].URL, links[0].Kind); got != links[0].URL {
 		t.Fatalf("link out of scope rewritten to %q", got)
 	}
 	e.widenScope("http://b.test/")
 	en := list.Entry{URL: site + "/"}
 	o := &outcome{job: job{en: en}, rec: &meta.Record{}}
-	e.takeLinks(o, links, e.judgedLinks(links, true, pt))
+	e.takeLinks(o, links, e.judgedLinks(links, true))
 	if want := []list.Add{{URL: links[0].URL, Level: 1}}; !slices.Equal(o.adds, want) {
 		t.Errorf("taken %v, want %v", o.adds, want)
 	}

@@ -9,73 +9,39 @@ import (
 	"github.com/spider-mirror/spider/internal/robots"
 )
 
-// target returns how links on the page from, saved at file, are rewritten
-// (pageTarget.target).
+// target returns how links on the page from, saved at file, are rewritten: a
+// link the spider mirrors (mirrors) points, relatively, at the file its URL
+// maps to in the mirror, whether or not that file exists yet (it appears when the page is
+// fetched; should its type not be the one guessed, a file at the guessed
+// name leads to it, page.go leads); any other link becomes absolute, so it
+// still reaches the site from a page opened from disk.
 func (e *Engine) target(from, file string) rewrite.Target {
-	return e.pageTarget(from, file).target
-}
-
-// pageTarget is the rewriting of the links of one page, from, saved at
-// file. It keeps what was decided of each link, in the order asked, so
-// that what is taken from the page asks those decisions again
-// (judgedLinks) without looking each up in linkFiles. It lives as long
-// as its page is stored, on the worker storing it.
-type pageTarget struct {
-	e      *Engine
-	file   string
-	fromIn bool // whether from is in scope
-	asked  []askedLink
-}
-
-// askedLink is a link asked of a pageTarget, and what was decided of it.
-type askedLink struct {
-	abs  string
-	kind extract.Kind
-	f    linkFile
-}
-
-func (e *Engine) pageTarget(from, file string) *pageTarget {
-	return &pageTarget{e: e, file: file, fromIn: e.scope.has(from)}
-}
-
-// target says what the link abs of kind becomes: a link the spider
-// mirrors (linkFile) points, relatively, at the file its URL maps to in
-// the mirror, whether or not that file exists yet (it appears when the
-// page is fetched; should its type not be the one guessed, a file at the
-// guessed name leads to it, page.go leads); any other link becomes
-// absolute, so it still reaches the site from a page opened from disk.
-func (t *pageTarget) target(abs string, kind extract.Kind) (string, bool) {
-	f := t.e.linkFile(abs, kind, t.fromIn)
-	t.asked = append(t.asked, askedLink{abs, kind, f})
-	to, ok := t.e.fileOf(f)
-	if !ok {
-		return abs, true
+	fromIn := e.scope.has(from)
+	return func(abs string, kind extract.Kind) (string, bool) {
+		to, ok := e.linkFile(abs, kind, fromIn)
+		if !ok {
+			return abs, true
+		}
+		return rewrite.Rel(file, to), true
 	}
-	return rewrite.Rel(t.file, to), true
 }
 
-// linkFile returns what is decided of the link abs of kind on a page (in
-// scope if fromIn), with its file in the mirror (fileOf): ok false if the
-// spider does not mirror it: not followed (judgeLink), or forbidden by its
-// host's robots.txt as last read (a host whose robots.txt is not read
-// yet, or was unreachable, is taken to allow it). linkFiles remembers it,
-// with the robots rules it was decided under.
-func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) linkFile {
+// linkFile returns the file of the mirror that the link abs of kind on a
+// page (in scope if fromIn) leads to, or false if the spider does not
+// mirror it: not followed (judgeLink), or forbidden by its host's
+// robots.txt as last read (a host whose robots.txt is not read yet, or
+// was unreachable, is taken to allow it). Which file that is: where its
+// copy is, if this spider knows (linkFiles.copies), else as
+// internal/linkname guesses; linkFiles remembers the guess, with the
+// robots rules it was made under.
+func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
 	k := linkKey{abs, kind, fromIn}
 	rules := e.linkRobots(abs) // the host's: Strip keeps the host
 	f, gen, ok := e.links.get(k)
 	if !ok || f.robots != rules {
 		f = e.decideLink(abs, kind, fromIn, rules)
-		f.gen = gen
 		e.links.put(k, f, gen)
 	}
-	return f
-}
-
-// fileOf returns the file of the mirror that the link decided as f leads
-// to, or false if the spider does not mirror it: where its copy is, if
-// this spider knows (linkFiles.copies), else as internal/linkname guessed.
-func (e *Engine) fileOf(f linkFile) (string, bool) {
 	if f.ok {
 		if file, ok := e.links.copyOf(f.url); ok {
 			return file, true // where its copy is, whatever was guessed
@@ -109,32 +75,13 @@ type judgedLink struct {
 	decided bool
 }
 
-// maxAskedAhead bounds how far judgedLinks looks ahead among the links
-// asked of a pageTarget for the next of the page's links: those the
-// extraction dropped as repeats lie between.
-const maxAskedAhead = 64
-
 // judgedLinks returns, for each of the links of a page (in scope if
-// fromIn), in order, what was decided of it as the page was rewritten
-// (t, if not nil: a link asked of it in the same order, from the same
-// side of the scope, in the current generation), else what linkFiles
-// remembers: this decides none,
-// so that what follows decides, and what the defences count, is what it
-// asks for.
-func (e *Engine) judgedLinks(links []extract.Link, fromIn bool, t *pageTarget) []judgedLink {
-	var asked []askedLink
-	if t != nil && t.fromIn == fromIn {
-		asked = t.asked
-	}
-	gen := e.links.gen.Load() // a decision of an earlier generation is decided again, as linkFiles.get says
+// fromIn), in order, what linkFiles remembers of it: the rewriting of the
+// page decided most (linkFile), and this decides none, so that what
+// follows decides, and what the defences count, is what it asks for.
+func (e *Engine) judgedLinks(links []extract.Link, fromIn bool) []judgedLink {
 	out := make([]judgedLink, len(links))
-	next := 0 // the first link asked not matched yet
 	for i, l := range links {
-		if k := askedIndex(asked[next:min(next+maxAskedAhead, len(asked))], l); k >= 0 && asked[next+k].f.gen == gen {
-			out[i] = judgedLink{asked[next+k].f, true}
-			next += k + 1
-			continue
-		}
 		f, _, ok := e.links.get(linkKey{l.URL, l.Kind, fromIn})
 		if !ok {
 			f = linkFile{url: e.follow.traps.cfg.Strip(l.URL)}
@@ -142,16 +89,6 @@ func (e *Engine) judgedLinks(links []extract.Link, fromIn bool, t *pageTarget) [
 		out[i] = judgedLink{f, ok}
 	}
 	return out
-}
-
-// askedIndex returns the index of the link l in asked, or -1.
-func askedIndex(asked []askedLink, l extract.Link) int {
-	for k := range asked {
-		if asked[k].abs == l.URL && asked[k].kind == l.Kind {
-			return k
-		}
-	}
-	return -1
 }
 
 // decideLink decides the link abs of kind on a page (in scope if fromIn)

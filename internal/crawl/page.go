@@ -12,24 +12,24 @@ import (
 	"github.com/spider-mirror/spider/mirror"
 )
 
-// transform returns the bytes written to the mirror at t.file for a fetched
+// transform returns the bytes written to the mirror at file for a fetched
 // response, and the links it holds: a page with its links and CSS pointed
 // into the mirror and its encoding declared in the file, found in the same
 // pass over most pages (rewrite.Page); a style sheet with its url()s
 // and @imports pointed into the mirror and its charset declared; anything
 // else as served, without links. A page whose links cannot be read is
 // still written; the error says why it has no links.
-func (e *Engine) transform(t *pageTarget, resp *fetch.Response) (body []byte, links []extract.Link, linksErr, err error) {
+func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, links []extract.Link, linksErr, err error) {
 	switch {
 	case isHTML(resp.MediaType):
 		ct := resp.Header.Get("Content-Type")
-		body, links, err = rewrite.Page(resp.Body, resp.URL, ct, t.target)
+		body, links, err = rewrite.Page(resp.Body, resp.URL, ct, e.target(resp.URL, file))
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		return body, links, nil, nil
 	case resp.MediaType == "text/css":
-		body, err := rewrite.CSS(resp.Body, resp.URL, t.target)
+		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(resp.URL, file))
 		if err != nil {
 			return nil, nil, nil, err
 		}

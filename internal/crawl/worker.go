@@ -166,9 +166,8 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	var body []byte
 	var links []extract.Link
 	var linksErr error
-	t := e.pageTarget(resp.URL, file) // the page's links are decided as it is rewritten
 	if err == nil {
-		body, links, linksErr, err = e.transform(t, resp)
+		body, links, linksErr, err = e.transform(file, resp)
 	}
 	if err != nil {
 		*rec = history.Failed(*rec, err, now)
@@ -185,7 +184,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
 	// Each link was decided as the page was rewritten (linkFile); what is
 	// taken from it, compared and counted asks that decision again.
-	judged := e.judgedLinks(links, e.scope.has(en.URL), t)
+	judged := e.judgedLinks(links, e.scope.has(en.URL))
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
 	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {
 		pages = pageLinks(links, judged)
