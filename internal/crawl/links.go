@@ -58,21 +58,21 @@ func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, b
 // hosts in scope reset it; the defences never take back a link they took
 // and never let one through they cut, traps.judge), whatever robots.txt
 // says since, which only decides the file.
-func (e *Engine) judgeLink(abs string, kind extract.Kind, fromIn bool) linkFile {
+func (e *Engine) judgeLink(abs string, kind extract.Kind, fromIn bool) judgedLink {
 	k := linkKey{abs, kind, fromIn}
 	f, gen, ok := e.links.get(k)
 	if !ok {
 		f = e.decideLink(abs, kind, fromIn, e.linkRobots(abs))
 		e.links.put(k, f, gen)
 	}
-	return f
+	return judgedLink{f.url, f.why, true}
 }
 
-// judgedLink is a link of a page as linkFiles remembers it (judgedLinks):
-// its decision if decided, else its URL as the crawl takes it only.
+// judgedLink is what is decided of a link (linkFile's url and why), or,
+// if not decided, its URL as the crawl takes it only.
 type judgedLink struct {
-	linkFile
-	decided bool
+	url, why string
+	decided  bool
 }
 
 // judgedLinks returns, for each of the links of a page (in scope if
@@ -82,11 +82,11 @@ type judgedLink struct {
 func (e *Engine) judgedLinks(links []extract.Link, fromIn bool) []judgedLink {
 	out := make([]judgedLink, len(links))
 	for i, l := range links {
-		f, _, ok := e.links.get(linkKey{l.URL, l.Kind, fromIn})
-		if !ok {
-			f = linkFile{url: e.follow.traps.cfg.Strip(l.URL)}
+		if f, _, ok := e.links.get(linkKey{l.URL, l.Kind, fromIn}); ok {
+			out[i] = judgedLink{f.url, f.why, true}
+		} else {
+			out[i] = judgedLink{url: e.follow.traps.cfg.Strip(l.URL)}
 		}
-		out[i] = judgedLink{f, ok}
 	}
 	return out
 }

@@ -134,18 +134,16 @@ func (e *Engine) follows(en list.Entry, fromIn bool, l extract.Link, j *judgedLi
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "too deep")
 		return "", false, false
 	}
-	var f linkFile
-	if j != nil && j.decided {
-		f = j.linkFile
-	} else {
-		f = e.judgeLink(l.URL, l.Kind, fromIn)
+	if j == nil || !j.decided {
+		d := e.judgeLink(l.URL, l.Kind, fromIn)
+		j = &d
 	}
-	if f.why != "" {
-		e.log.Debug("link not followed", "url", f.url, "from", en.URL, "reason", f.why)
+	if j.why != "" {
+		e.log.Debug("link not followed", "url", j.url, "from", en.URL, "reason", j.why)
 		return "", false, false
 	}
-	ok = e.follow.budget(f.url)
-	return f.url, ok, !ok
+	ok = e.follow.budget(j.url)
+	return j.url, ok, !ok
 }
 
 // budget counts the distinct links taken per host in the current pass and

@@ -36,7 +36,7 @@ func BenchmarkTrapsPages(b *testing.B) {
 		}
 		pages = append(pages, page{base + p, body, nil})
 		for _, l := range links {
-			pages[len(pages)-1].links = append(pages[len(pages)-1].links, judgedLink{linkFile: linkFile{url: l.URL}})
+			pages[len(pages)-1].links = append(pages[len(pages)-1].links, judgedLink{url: l.URL})
 		}
 	}
 	l, m, _ := openListMirror(b)
