@@ -125,13 +125,7 @@ func TestLinkDecidedOnce(t *testing.T) {
 		}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			l, m, _ := openListMirror(t)
-			cfg := Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-				Starts: []string{site + "/"}, Concurrency: 1, Now: time.Now}
-			if tt.cfg != nil {
-				tt.cfg(&cfg)
-			}
-			e := New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+			e := slowEngine(t, site+"/", tt.cfg)
 			for _, p := range tt.pages {
 				o, out := storeBody(t, e, p.url, p.final, p.level, p.body)
 				if !slices.Equal(o.adds, p.taken) {
@@ -159,6 +153,19 @@ func TestLinkDecidedOnce(t *testing.T) {
 	}
 }
 
+// slowEngine returns an engine of the slow profile, starting at start, on
+// a list and a mirror of its own, with adjust's changes to its config if
+// not nil.
+func slowEngine(tb testing.TB, start string, adjust func(*Config)) *Engine {
+	l, m, _ := openListMirror(tb)
+	cfg := Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{start}, Concurrency: 1, Now: time.Now}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	return New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+}
+
 // storeBody stores the HTML page body fetched from u (ending at final,
 // if not empty), a line at level, as a first visit, and returns the
 // outcome and the copy's body.
@@ -183,11 +190,7 @@ func storeBody(t *testing.T, e *Engine, u, final string, level int, body string)
 // stays taken though its URL pattern is capped since (traps.judge).
 func TestHeldLinksDecidedAgain(t *testing.T) {
 	const site = "http://site.test"
-	l, m, _ := openListMirror(t)
-	cfg := Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{site + "/"}, Concurrency: 1, Now: time.Now, MaxNewPerHost: 1}
-	cfg.Traps.DateURLs = 3
-	e := New(cfg, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	e := slowEngine(t, site+"/", func(c *Config) { c.MaxNewPerHost, c.Traps.DateURLs = 1, 3 })
 	cal := func(day string) string { return site + "/cal/2024-01-0" + day }
 	o, _ := storeBody(t, e, site+"/", "", 0, `<a href="/cal/2024-01-01">1</a><a href="/cal/2024-01-02">2</a><a href="/cal/2024-01-03">3</a>`)
 	if want := []list.Add{{URL: cal("1"), Level: 1}}; !slices.Equal(o.adds, want) {
@@ -220,9 +223,7 @@ func TestHeldLinksDecidedAgain(t *testing.T) {
 // it: links to the new host are followed from then on.
 func TestLinkDecidedBeforeScopeWidened(t *testing.T) {
 	const site = "http://site.test"
-	l, m, _ := openListMirror(t)
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{site + "/"}, Concurrency: 1, Now: time.Now}, l, m, fetch.New(fetch.Options{UserAgent: "test"}))
+	e := slowEngine(t, site+"/", nil)
 	links := []extract.Link{{URL: "http://b.test/p", Kind: extract.Page}}
 	if got, _ := e.target(site+"/", "site.test/index.html")(links[0].URL, links[0].Kind); got != links[0].URL {
 		t.Fatalf("link out of scope rewritten to %q", got)
