@@ -113,13 +113,13 @@ func (f *follower) newPass() {
 
 // follows reports whether link l found on the page of line en (in scope
 // if fromIn; j what is known of it, judgedLinks, or nil) is added to the
-// list, as the URL u: the page does not ask
-// robots not to follow it (rel="nofollow", or its <meta name="robots">:
-// obeyed as wget does, unless robots.txt is ignored too; what the page
-// needs to display is fetched all the same), it is within the level
-// limit, the scope rules and the defences take it (judgeLink: for a link
-// that is not a requisite, not site machinery, not into a URL pattern over
-// its budget, traps.go), and its host's budget of links per pass
+// list, as the URL u: the page does not ask robots not to follow it
+// (rel="nofollow", or its <meta name="robots">: obeyed as wget does,
+// unless robots.txt is ignored too; what the page needs to display is
+// fetched all the same), it is within the level limit, the scope rules
+// and the defences take it (judgeLink: for a link that is not a
+// requisite, not site machinery, not into a URL pattern over its budget,
+// traps.go), and its host's budget of links per pass
 // (Config.MaxNewPerHost) is not spent. held says the budget alone refused
 // it: the page's history keeps it for the next visit (held.go).
 func (e *Engine) follows(en list.Entry, fromIn bool, l extract.Link, j *judgedLink) (u string, ok, held bool) {
