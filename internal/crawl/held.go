@@ -35,20 +35,25 @@ import (
 // takeLinks queues the links of the page of o's line that are followed
 // (o.adds), at most Config.MaxLinks of them, and keeps those the budget
 // held back in the line's history, in place of those it held before.
-func (e *Engine) takeLinks(o *outcome, links []extract.Link) {
+// judged is what is known of each link (judgedLinks), or nil.
+func (e *Engine) takeLinks(o *outcome, links []extract.Link, judged []judgedLink) {
 	en := o.job.en
+	fromIn := e.scope.has(en.URL)
 	var held []meta.Link
 	for i, l := range links {
 		if i >= e.cfg.MaxLinks {
 			e.obs.warns.note(slog.LevelWarn, "too many links on a page, rest ignored", en.URL, "kept", e.cfg.MaxLinks)
 			break
 		}
-		l.URL = e.follow.traps.cfg.Strip(l.URL) // as linkFile rewrote it
-		switch ok, hold := e.follows(en, l); {
+		var j *judgedLink
+		if judged != nil {
+			j = &judged[i]
+		}
+		switch u, ok, hold := e.follows(en, fromIn, l, j); {
 		case ok:
-			o.adds = append(o.adds, list.Add{URL: l.URL, Level: linkLevel(en.Level, l.Kind)})
+			o.adds = append(o.adds, list.Add{URL: u, Level: linkLevel(en.Level, l.Kind)})
 		case hold:
-			held = append(held, meta.Link{URL: l.URL, Kind: uint8(l.Kind), Nofollow: l.Nofollow})
+			held = append(held, meta.Link{URL: u, Kind: uint8(l.Kind), Nofollow: l.Nofollow})
 		}
 	}
 	if o.rec != nil {
@@ -68,7 +73,7 @@ func (e *Engine) retakeHeld(o *outcome) {
 		links[i] = extract.Link{URL: h.URL, Kind: extract.Kind(h.Kind), Nofollow: h.Nofollow}
 	}
 	before := len(o.adds)
-	e.takeLinks(o, links)
+	e.takeLinks(o, links, nil)
 	e.log.Debug("links held back offered again", "url", o.job.en.URL, "taken", len(o.adds)-before, "still_held", len(o.rec.Held))
 }
 
@@ -142,9 +147,9 @@ func (r *run) offerHeld(epoch int64) {
 			left = append(left, it)
 		} else {
 			l := extract.Link{URL: it.link.URL, Kind: extract.Kind(it.link.Kind), Nofollow: it.link.Nofollow}
-			switch ok, hold := e.follows(from, l); {
+			switch u, ok, hold := e.follows(from, e.scope.has(from.URL), l, nil); {
 			case ok:
-				adds = append(adds, list.Add{URL: l.URL, Level: linkLevel(it.level, l.Kind)})
+				adds = append(adds, list.Add{URL: u, Level: linkLevel(it.level, l.Kind)})
 			case hold:
 				spent[h] = true
 				left = append(left, it)

@@ -42,12 +42,14 @@ type linkKey struct {
 	fromIn bool
 }
 
-// linkFile is a link's file in the mirror, or ok false for a link the
+// linkFile is what is decided of a link (decideLink): its URL, why it is
+// not followed, and its file in the mirror, or ok false for a link the
 // spider does not mirror (or whose URL has no file); gen is the generation
 // it was decided in, robots the rules of its host then (a link is decided
 // again when they are replaced).
 type linkFile struct {
 	url    string // the link's URL as follows takes it (trap.Config.Strip)
+	why    string // why the scope rules or the defences refuse it; "" if not (mirrors)
 	file   string
 	ok     bool
 	gen    int64

@@ -28,22 +28,18 @@ func (e *Engine) target(from, file string) rewrite.Target {
 
 // linkFile returns the file of the mirror that the link abs of kind on a
 // page (in scope if fromIn) leads to, or false if the spider does not
-// mirror it: out of scope, filtered by the defences (mirrors), or
-// forbidden by its host's robots.txt as last read (a host whose
-// robots.txt is not read yet, or was unreachable, is taken to allow it). Which file that is: where its copy is, if this
-// spider knows (linkFiles.copies), else as internal/linkname guesses;
-// linkFiles remembers the guess, with the robots rules it was made under.
+// mirror it: not followed (judgeLink), or forbidden by its host's
+// robots.txt as last read (a host whose robots.txt is not read yet, or
+// was unreachable, is taken to allow it). Which file that is: where its
+// copy is, if this spider knows (linkFiles.copies), else as
+// internal/linkname guesses; linkFiles remembers the guess, with the
+// robots rules it was made under.
 func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, bool) {
 	k := linkKey{abs, kind, fromIn}
 	rules := e.linkRobots(abs) // the host's: Strip keeps the host
 	f, gen, ok := e.links.get(k)
 	if !ok || f.robots != rules {
-		u := e.follow.traps.cfg.Strip(abs) // the URL as follows takes it
-		f = linkFile{robots: rules, url: u}
-		if e.mirrors(fromIn, u, kind) && (rules == nil || rules.DisallowsAll() || rules.Allowed(u)) {
-			to, err := linkname.File(e.cfg.Layout, u, kind)
-			f.file, f.ok = to, err == nil
-		}
+		f = e.decideLink(abs, kind, fromIn, rules)
 		e.links.put(k, f, gen)
 	}
 	if f.ok {
@@ -52,6 +48,61 @@ func (e *Engine) linkFile(abs string, kind extract.Kind, fromIn bool) (string, b
 		}
 	}
 	return f.file, f.ok
+}
+
+// judgeLink returns what is decided of the link abs of kind on a page (in
+// scope if fromIn): its URL as the crawl takes it and why it is not
+// followed, if it is not (linkFile.why). The rewriting of the page into
+// the mirror (linkFile) decided most links already: linkFiles remembers
+// the decision, and a decision stays true while linkFiles keeps it (the
+// hosts in scope reset it; the defences never take back a link they took
+// and never let one through they cut, traps.judge), whatever robots.txt
+// says since, which only decides the file.
+func (e *Engine) judgeLink(abs string, kind extract.Kind, fromIn bool) judgedLink {
+	k := linkKey{abs, kind, fromIn}
+	f, gen, ok := e.links.get(k)
+	if !ok {
+		f = e.decideLink(abs, kind, fromIn, e.linkRobots(abs))
+		e.links.put(k, f, gen)
+	}
+	return judgedLink{f.url, f.why, true}
+}
+
+// judgedLink is what is decided of a link (linkFile's url and why), or,
+// if not decided, its URL as the crawl takes it only.
+type judgedLink struct {
+	url, why string
+	decided  bool
+}
+
+// judgedLinks returns, for each of the links of a page (in scope if
+// fromIn), in order, what linkFiles remembers of it: the rewriting of the
+// page decided most (linkFile), and this decides none, so that what
+// follows decides, and what the defences count, is what it asks for.
+func (e *Engine) judgedLinks(links []extract.Link, fromIn bool) []judgedLink {
+	out := make([]judgedLink, len(links))
+	for i, l := range links {
+		if f, _, ok := e.links.get(linkKey{l.URL, l.Kind, fromIn}); ok {
+			out[i] = judgedLink{f.url, f.why, true}
+		} else {
+			out[i] = judgedLink{url: e.follow.traps.cfg.Strip(l.URL)}
+		}
+	}
+	return out
+}
+
+// decideLink decides the link abs of kind on a page (in scope if fromIn)
+// under its host's robots.txt rules: the one place where whether a link
+// is followed (minus the page's nofollow, the level limit and the budget,
+// follows) and which file it leads to are decided.
+func (e *Engine) decideLink(abs string, kind extract.Kind, fromIn bool, rules *robots.Rules) linkFile {
+	u := e.follow.traps.cfg.Strip(abs) // the URL as follows takes it
+	f := linkFile{robots: rules, url: u, why: e.mirrors(fromIn, u, kind)}
+	if f.why == "" && (rules == nil || rules.DisallowsAll() || rules.Allowed(u)) {
+		to, err := linkname.File(e.cfg.Layout, u, kind)
+		f.file, f.ok = to, err == nil
+	}
+	return f
 }
 
 // linkRobots returns the robots.txt rules known for the host of the URL u,

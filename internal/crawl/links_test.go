@@ -1,7 +1,10 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +137,46 @@ func TestConditionalAfterLayoutChange(t *testing.T) {
 		en := list.Entry{URL: v.base + "/a", File: tt.file, State: list.Downloaded}
 		if got := e.conditional(en, rec) != nil; got != tt.want {
 			t.Errorf("line with file %s: conditional %v, want %v", tt.file, got, tt.want)
+		}
+	}
+}
+
+// A page's links to hosts with different robots.txt rules are each
+// rewritten under their own host's rules, as the page goes from one host
+// to the other and back.
+func TestTargetRobotsPerHost(t *testing.T) {
+	robotsSite := func(disallow string) *httptest.Server {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				fmt.Fprintf(w, "User-agent: *\nDisallow: %s\n", disallow)
+				return
+			}
+			http.NotFound(w, r)
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	a, b := robotsSite("/private"), robotsSite("/other")
+	e := slowEngine(t, a.URL+"/", func(c *Config) { c.Hosts = []string{hostOf(a.URL), hostOf(b.URL)} })
+	for _, s := range []*httptest.Server{a, b} {
+		if _, _, err := e.robotsCache().Rules(context.Background(), s.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := e.target(a.URL+"/", hostOf(a.URL)+"/index.html")
+	for _, tt := range []struct {
+		url      string
+		mirrored bool
+	}{
+		{a.URL + "/private/1", false},
+		{b.URL + "/private/1", true},
+		{b.URL + "/other/1", false},
+		{a.URL + "/private/2", false},
+		{a.URL + "/other/2", true},
+	} {
+		got, _ := target(tt.url, extract.Page)
+		if mirrored := got != tt.url; mirrored != tt.mirrored {
+			t.Errorf("link %s rewritten to %q: mirrored %v, want %v", tt.url, got, mirrored, tt.mirrored)
 		}
 	}
 }

@@ -39,21 +39,25 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 	return resp.Body, nil, nil, nil
 }
 
-// mirrors reports whether the spider mirrors the link u of kind found on
-// a page (in scope if fromIn), by the same rules as follows (scope.go) minus the level
-// limit and the per-pass budget: a link to a host in scope, or, with
-// Scope.Requisites, a requisite (image, style sheet, script, font, frame)
-// of an in-scope page on any host, so that a page looks in the mirror as
-// it does online even when its site loads them from elsewhere (a CDN).
-// Pages on other hosts are never followed, nor site machinery and links
-// into a capped URL pattern (traps.go), which decides once for both.
-// Links it mirrors are rewritten to their files; others stay absolute.
-func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) bool {
-	ok, _ := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
-	if ok && !isRequisite(kind) && e.follow.traps.judge(u) != "" {
-		return false // site machinery, a capped URL pattern (traps.go)
+// mirrors returns why the spider does not mirror the link u of kind found
+// on a page (in scope if fromIn), "" if it does, by the same rules as
+// follows (scope.go) minus the page's nofollow, the level limit and the
+// per-pass budget: a link to a host in scope, or, with Scope.Requisites,
+// a requisite (image, style sheet, script, font, frame) of an in-scope
+// page on any host, so that a page looks in the mirror as it does online
+// even when its site loads them from elsewhere (a CDN). Pages on other
+// hosts are never followed, nor site machinery and links into a capped
+// URL pattern (traps.go). Links it mirrors are rewritten to their files;
+// others stay absolute. decideLink asks, once for both.
+func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) string {
+	ok, why := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
+	if !ok {
+		return why
 	}
-	return ok
+	if !isRequisite(kind) {
+		return e.follow.traps.judge(u) // site machinery, a capped URL pattern (traps.go)
+	}
+	return ""
 }
 
 // isRequisite reports whether a link of kind is something its page needs

@@ -78,13 +78,14 @@ func requisiteType(mt string) bool {
 
 // pageLinks returns the links of a page to other pages, as the change
 // model compares them: in document order, without the parameters the
-// crawl strips. It is never nil, so that revisit tells a page parsed with
-// no links from a visit that parsed nothing.
-func (e *Engine) pageLinks(links []extract.Link) []string {
+// crawl strips (judged, judgedLinks, has each link's URL so). It is never
+// nil, so that revisit tells a page parsed with no links from a visit that
+// parsed nothing.
+func pageLinks(links []extract.Link, judged []judgedLink) []string {
 	pages := []string{}
-	for _, l := range links {
+	for i, l := range links {
 		if l.Kind == extract.Page {
-			pages = append(pages, e.follow.traps.cfg.Strip(l.URL))
+			pages = append(pages, judged[i].url)
 		}
 	}
 	return pages

@@ -111,38 +111,39 @@ func (f *follower) newPass() {
 	f.mu.Unlock()
 }
 
-// follows reports whether link l found on the page of line en is added to
-// the list: the page does not ask robots not to follow it (rel="nofollow",
-// or its <meta name="robots">: obeyed as wget does, unless robots.txt is
-// ignored too; what the page needs to display is fetched all the same), it
-// passes the limits and scope rules, and its host's budget of links per
-// pass (Config.MaxNewPerHost) is not spent. A link that is not a requisite
-// must also pass the defences (traps.go): not site machinery, not into a
-// URL pattern over its budget. held says the budget alone refused it: the
-// page's history keeps it for the next visit (held.go).
-func (e *Engine) follows(en list.Entry, l extract.Link) (ok, held bool) {
+// follows reports whether link l found on the page of line en (in scope
+// if fromIn; j what is known of it, judgedLinks, or nil) is added to the
+// list, as the URL u: the page does not ask robots not to follow it
+// (rel="nofollow", or its <meta name="robots">: obeyed as wget does,
+// unless robots.txt is ignored too; what the page needs to display is
+// fetched all the same), it is within the level limit, the scope rules
+// and the defences take it (judgeLink: for a link that is not a
+// requisite, not site machinery, not into a URL pattern over its budget,
+// traps.go), and its host's budget of links per pass
+// (Config.MaxNewPerHost) is not spent. held says the budget alone refused
+// it: the page's history keeps it for the next visit (held.go).
+func (e *Engine) follows(en list.Entry, fromIn bool, l extract.Link, j *judgedLink) (u string, ok, held bool) {
 	if en.Level >= list.MaxLevel {
-		return false, false
+		return "", false, false
 	}
 	if l.Nofollow && !e.cfg.IgnoreRobots && !isRequisite(l.Kind) {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "nofollow")
-		return false, false
+		return "", false, false
 	}
-	ok, why := e.follow.rules.FollowIn(e.scope.has(en.URL), e.scope.has(l.URL),
-		scope.Link{URL: l.URL, Level: linkLevel(en.Level, l.Kind), Requisite: isRequisite(l.Kind)})
-	if !ok {
-		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
-		return false, false
+	if e.follow.rules.TooDeep(linkLevel(en.Level, l.Kind)) {
+		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "too deep")
+		return "", false, false
 	}
-	if !isRequisite(l.Kind) {
-		// What a page needs to display is bounded by its pages.
-		if why := e.follow.traps.judge(l.URL); why != "" {
-			e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", why)
-			return false, false
-		}
+	if j == nil || !j.decided {
+		d := e.judgeLink(l.URL, l.Kind, fromIn)
+		j = &d
 	}
-	ok = e.follow.budget(l.URL)
-	return ok, !ok
+	if j.why != "" {
+		e.log.Debug("link not followed", "url", j.url, "from", en.URL, "reason", j.why)
+		return "", false, false
+	}
+	ok = e.follow.budget(j.url)
+	return j.url, ok, !ok
 }
 
 // budget counts the distinct links taken per host in the current pass and

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/trap"
 )
 
@@ -110,11 +109,12 @@ func (t *traps) countsOf(p uint64, u string) *trap.Counts {
 	return c
 }
 
-// read counts a page of url that was read (an HTML page with its links):
+// read counts a page of url that was read (an HTML page with its links,
+// judged, judgedLinks, for their URLs as the crawl takes them):
 // near-identical to the earlier pages of its pattern or not. Only a
 // pattern with more than one URL can be a trap, so the tokens of the
 // others (most pages of most sites) are not remembered.
-func (t *traps) read(u string, body []byte, links []extract.Link) {
+func (t *traps) read(u string, body []byte, judged []judgedLink) {
 	if t.cfg.SimilarPages <= 0 {
 		return
 	}
@@ -127,11 +127,10 @@ func (t *traps) read(u string, body []byte, links []extract.Link) {
 	if !many {
 		return
 	}
-	urls := make([]string, 0, len(links))
-	for _, l := range links {
-		u := t.cfg.Strip(l.URL) // as the crawl takes it
-		if f, _ := t.cfg.Cut(u); f == "" {
-			urls = append(urls, u) // links to machinery name the page, not what it holds
+	urls := make([]string, 0, len(judged))
+	for _, l := range judged {
+		if f, _ := t.cfg.Cut(l.url); f == "" {
+			urls = append(urls, l.url) // links to machinery name the page, not what it holds
 		}
 	}
 	toks := trap.Tokens(t.seed, pat, body, urls, trap.Pattern)
@@ -164,9 +163,10 @@ func (t *traps) judge(u string) string {
 		defer t.mu.Unlock()
 		return t.cutOne(u, f.Reason())
 	}
-	// A page's links are judged twice, as they are rewritten (mirrors) and
-	// as they are taken (follows), and a site's menus on every page: a
-	// link taken already is answered before its pattern is worked out.
+	// A site's menus are on every page, and a link is judged again when
+	// linkFiles has forgotten it (decideLink) or a held link is offered
+	// again: a link taken already is answered before its pattern is
+	// worked out.
 	uh := t.hash(u)
 	t.mu.Lock()
 	taken := t.has('u', uh)

@@ -182,9 +182,12 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
 	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
+	// Each link was decided as the page was rewritten (linkFile); what is
+	// taken from it, compared and counted asks that decision again.
+	judged := e.judgedLinks(links, e.scope.has(en.URL))
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
 	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {
-		pages = e.pageLinks(links)
+		pages = pageLinks(links, judged)
 	}
 	e.revisit(o, rec, sum != o.job.rec.Checksum, pages, now)
 	e.polite.retry.ok(en.URL)
@@ -196,9 +199,9 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 		e.obs.warns.note(slog.LevelWarn, "links not extracted", en.URL, "err", linksErr)
 	}
 	if isHTML(resp.MediaType) {
-		e.follow.traps.read(en.URL, resp.Body, links) // before its links are judged
+		e.follow.traps.read(en.URL, resp.Body, judged) // before its links are taken
 	}
-	e.takeLinks(o, links)
+	e.takeLinks(o, links, judged)
 	if isHTML(resp.MediaType) && hub {
 		e.announce(o, rec, pages, now)
 	}

@@ -165,6 +165,11 @@ func (r *Rules) FollowIn(fromIn, toIn bool, l Link) (ok bool, reason string) {
 	return r.patterns(l.URL)
 }
 
+// TooDeep reports whether a link at level is past the level limit: the
+// one limit of Check that depends on the level, so that a caller may
+// check the rest once for a link found at several levels.
+func (r *Rules) TooDeep(level int) bool { return level > r.lim.MaxLevel }
+
 // Check applies the limits to u at level, whatever its host: "" if it
 // passes, else the reason.
 func (r *Rules) Check(u string, level int) string {
@@ -174,7 +179,7 @@ func (r *Rules) Check(u string, level int) string {
 		return "scheme"
 	case len(u) > r.lim.MaxURLLen:
 		return "url too long"
-	case level > r.lim.MaxLevel:
+	case r.TooDeep(level):
 		return "too deep"
 	case Repeats(pathOf(rest)) > r.lim.MaxRepeat:
 		return "repeated segments"
