@@ -1,5 +1,7 @@
 package crawl
 
+import "github.com/spider-mirror/spider/list"
+
 // Host turns on the workers' side. A paced host grants one request at a
 // time (polite.go), and within this process one worker at a time waits
 // for the host's turn. A worker that took a line and then waited behind
@@ -61,4 +63,23 @@ func (w *turnWait) came() {
 	if len(q.claimed) > 0 {
 		q.more.Signal()
 	}
+}
+
+// handBack removes the claimed jobs no worker has taken that keep
+// refuses, and returns them.
+func (q *jobs) handBack(keep func(*list.Entry) bool) []job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var back []job
+	kept := q.claimed[:0]
+	for _, j := range q.claimed {
+		if keep(&j.en) {
+			kept = append(kept, j)
+		} else {
+			back = append(back, j)
+		}
+	}
+	clear(q.claimed[len(kept):])
+	q.claimed = kept
+	return back
 }

@@ -163,3 +163,52 @@ func TestPacedChainPassesRefreshes(t *testing.T) {
 		t.Errorf("%d requests between the chain's pages, want at most %d", between, limit)
 	}
 }
+
+// While pages never visited wait unclaimed, a pass hands back the
+// refreshes claimed before them that no worker has taken, and claims in
+// their room: a paced spider's batch of refreshes no longer keeps the
+// next page of a chain waiting until it is fetched. A start page due at
+// its interval and a page announced changed stay claimed, as the policy
+// takes them while first visits wait.
+func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
+	r := testRun(t)
+	r.jobs.ahead.set(false)
+	now := time.Now()
+	old := now.Add(-2 * time.Hour)
+	entry := func(u string, level int) list.Entry {
+		return list.Entry{URL: "http://h" + u, Level: level, State: list.Downloaded, Modified: old, Spider: "slow"}
+	}
+	hinted := entry("/hinted", 1)
+	hinted.Due = old // a hint: due no later than the copy
+	var js []job
+	for _, en := range []list.Entry{entry("/", 0), entry("/r1", 2), entry("/r2", 3), hinted} {
+		js = append(js, job{en: en})
+		r.inflight[en.URL] = false
+	}
+	r.jobs.addClaimed(js, nil)
+	r.backlog = true
+	c, _ := r.cycle()
+	var back []string
+	for _, res := range c.Results {
+		if res.State != 0 {
+			t.Errorf("result %+v, want the line returned unfetched", res)
+		}
+		back = append(back, strings.TrimPrefix(res.URL, "http://h"))
+	}
+	if strings.Join(back, " ") != "/r1 /r2" {
+		t.Errorf("handed back %q, want the two refreshes", back)
+	}
+	if k, ok := c.Pick.(*claim.Picker); !ok || k.Max() != 10-2 {
+		t.Errorf("picker %T claims %d, want room for all but the two lines still queued (8)", c.Pick, c.Pick.Max())
+	}
+	if got := takeURLs(t, r, 2); strings.Join(got, " ") != "/ /hinted" {
+		t.Errorf("queued %q, want the start page and the announced page", got)
+	}
+	// Without a backlog the refreshes stay.
+	r = testRun(t)
+	r.jobs.addClaimed([]job{{en: entry("/r1", 2)}}, nil)
+	r.inflight["http://h/r1"] = false
+	if c, _ := r.cycle(); len(c.Results) != 0 {
+		t.Errorf("handed back %v with no page never visited waiting", c.Results)
+	}
+}
