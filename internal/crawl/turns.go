@@ -1,6 +1,10 @@
 package crawl
 
-import "github.com/spider-mirror/spider/list"
+import (
+	"slices"
+
+	"github.com/spider-mirror/spider/list"
+)
 
 // Host turns on the workers' side. A paced host grants one request at a
 // time (polite.go), and within this process one worker at a time waits
@@ -32,7 +36,12 @@ func (q *jobs) nextClaimed() (job, bool) {
 		if q.lining[h] != nil {
 			continue
 		}
-		q.claimed = append(q.claimed[:i:i], q.claimed[i+1:]...)
+		if i == 0 {
+			q.claimed[0] = job{}
+			q.claimed = q.claimed[1:]
+		} else {
+			q.claimed = slices.Delete(q.claimed, i, i+1)
+		}
 		if q.paced != nil && q.paced(h) {
 			w := &turnWait{q: q, host: h}
 			q.lining[h] = w
