@@ -228,7 +228,10 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	r.first = false
-	r.backlog = c.Stats.Unvisited > 0
+	// Pages never visited that another spider holds are a backlog too:
+	// the host's turns this spider would spend on refreshes are the
+	// turns that spider's first visits wait for (claim.Picker.Backlog).
+	r.backlog = c.Stats.Unvisited+c.Stats.FirstElsewhere > 0
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)

@@ -212,3 +212,26 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 		t.Errorf("handed back %v with no page never visited waiting", c.Results)
 	}
 }
+
+// Pages never visited that another spider holds make a backlog as those
+// no spider holds do: a fast spider's early refreshes took half the
+// host's turns while the slow spider's first visits (the pages an
+// archive chain leads to) waited for them.
+func TestBacklogCountsOthersFirstVisits(t *testing.T) {
+	for _, tc := range []struct {
+		unvisited, elsewhere int
+		want                 bool
+	}{
+		{0, 0, false},
+		{2, 0, true},
+		{0, 3, true},
+	} {
+		r := testRun(t)
+		c := &list.Cycle{Now: time.Now()}
+		c.Stats.Unvisited, c.Stats.FirstElsewhere = tc.unvisited, tc.elsewhere
+		r.afterPass(passResult{c: c})
+		if r.backlog != tc.want {
+			t.Errorf("unvisited %d, held by others %d: backlog %v, want %v", tc.unvisited, tc.elsewhere, r.backlog, tc.want)
+		}
+	}
+}
