@@ -173,32 +173,6 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	return c, carried
 }
 
-// handBackRefreshes returns to the pool, with the pass c, the claimed
-// lines no worker has taken yet that the policy no longer takes while
-// pages never visited wait unclaimed (claim.Picker.Backlog): refreshes
-// claimed before those pages were found. A paced spider's batch lasts
-// seconds; without this, a page never visited (the next page of a chain
-// of "older posts") waited for the batch's refreshes to be fetched
-// before a pass could claim it, a page a batch. The pass claims again,
-// most urgent first, in the room they leave.
-func (r *run) handBackRefreshes(c *list.Cycle) {
-	if !r.backlog {
-		return
-	}
-	k := &claim.Picker{P: r.e.cfg.Profile, Now: c.Now, Backlog: true}
-	back := r.jobs.handBack(func(en *list.Entry) bool {
-		free := *en
-		free.Spider = ""
-		return k.Due(&free)
-	})
-	for _, j := range back {
-		c.Results = append(c.Results, list.Result{URL: j.en.URL}) // State 0: returned unfetched
-	}
-	if len(back) > 0 {
-		r.e.log.Debug("refreshes handed back for pages never visited", "lines", len(back))
-	}
-}
-
 // status is what the spider publishes with each pass (Status).
 func (r *run) status(now time.Time) []byte {
 	p, s := r.e.cfg.Profile, r.sum
