@@ -277,8 +277,9 @@ type Picker struct {
 	Now  time.Time
 	Want int // claim at most this many (≤ P.Batch); 0 means P.Batch
 	Skip func(url string) bool
-	// Backlog says the list holds lines never visited that no spider
-	// has claimed: a first mirror is under way. Then a copy is refreshed
+	// Backlog says the list holds lines never visited, unclaimed or
+	// held by another spider: a first mirror is under way (the caller
+	// decides; internal/crawl counts both). Then a copy is refreshed
 	// only if it is a start page (level 0) or a page announced changed
 	// (hinted), besides the stale bound: every request goes where it
 	// makes a page current for sure, so a first mirror completes at the

@@ -38,10 +38,15 @@ type jobs struct {
 	working  int        // jobs a worker took whose outcome the loop has not received
 	closed   bool       // the run is stopping: no more jobs
 	draining bool       // the run is ending: the claimed lines left, then no more
+	// paced says whether a host's requests take turns (politeness.paced);
+	// lining holds, per such host, the wait of the worker that took a
+	// job of it and waits for its turn (turns.go).
+	paced  func(host string) bool
+	lining map[string]*turnWait
 }
 
 func newJobs(a *ahead) *jobs {
-	q := &jobs{ahead: a}
+	q := &jobs{ahead: a, lining: map[string]*turnWait{}}
 	q.more = sync.NewCond(&q.mu)
 	return q
 }
@@ -62,7 +67,7 @@ func (q *jobs) take() (job, bool) {
 			}
 			return j, true
 		}
-		if q.draining {
+		if q.draining && len(q.claimed) == 0 {
 			return job{}, false // the last claims are taken: the run ends
 		}
 		q.more.Wait()
@@ -70,12 +75,11 @@ func (q *jobs) take() (job, bool) {
 	return job{}, false
 }
 
-// next returns the next job, if any: a line claimed the usual way, else
-// the queue's and the waited lines' in turn.
+// next returns the next job, if any: a line claimed the usual way whose
+// host no worker waits for (turns.go), else the queue's and the waited
+// lines' in turn.
 func (q *jobs) next() (job, bool) {
-	if len(q.claimed) > 0 {
-		j := q.claimed[0]
-		q.claimed = q.claimed[1:]
+	if j, ok := q.nextClaimed(); ok {
 		return j, true
 	}
 	if q.turn || q.draining {

@@ -93,6 +93,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 					return nil
 				}
 				o := e.process(fetchCtx, ctx, j)
+				j.turn.came() // if the job ended before its turn
 				o.take = r.jobs.found(o, e.cfg.Profile.MaxLevel, e.lease.current())
 				r.outcomes <- o
 			}
@@ -117,9 +118,11 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 }
 
 func newRun(e *Engine, ctx context.Context) *run {
+	q := newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes))
+	q.paced = e.polite.paced
 	return &run{
 		e: e, ctx: ctx, hist: newHistorian(e.cfg.History, e.log, e.cfg.Profile.Window), hints: keptHints{keep: hintKeep(e.cfg.Profile)},
-		inflight: map[string]bool{}, jobs: newJobs(newAhead(e.cfg.Ahead, e.cfg.AheadBytes)), first: true,
+		inflight: map[string]bool{}, jobs: q, first: true,
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),
 	}

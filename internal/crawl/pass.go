@@ -134,6 +134,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		Add: adds, Results: r.results, ReleaseOwn: r.first,
 	}
 	r.results = nil
+	r.handBackRefreshes(c)
 	if r.first {
 		for _, s := range e.cfg.Starts {
 			c.Add = append(c.Add, list.Add{URL: s, Level: 0})
@@ -201,7 +202,10 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	r.first = false
-	r.backlog = c.Stats.Unvisited > 0
+	// Pages never visited that another spider holds are a backlog too:
+	// the host's turns this spider would spend on refreshes are the
+	// turns that spider's first visits wait for (claim.Picker.Backlog).
+	r.backlog = c.Stats.Unvisited+c.Stats.FirstElsewhere > 0
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)

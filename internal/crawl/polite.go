@@ -97,6 +97,16 @@ func (p *politeness) unpaced(host string) bool {
 	return p.delay == 0 && p.crawl[host] == 0 && !p.gated[host]
 }
 
+// paced reports whether requests to host take turns, one process's
+// worker at a time waiting for the next (turns.go): any host but those
+// that unpaced skips the gate for.
+func (p *politeness) paced(host string) bool {
+	if p.gate == nil {
+		return p.hostDelay(host) > 0
+	}
+	return !p.unpaced(host)
+}
+
 // hostDelay is the spacing for host: the configured delay, raised by the
 // host's Crawl-delay.
 func (p *politeness) hostDelay(host string) time.Duration {
@@ -194,8 +204,9 @@ type turn struct {
 // returns f's answer; a hop that could not wait returns an error wrapping
 // errHopStopped, a turn that could not be had waitCtx's error. gated
 // takes the first turn through the shared gate whatever the host's pace
-// (acquireGated: robots.txt).
-func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string, hdr http.Header, gated bool) (*fetch.Response, time.Duration, error) {
+// (acquireGated: robots.txt). turned, if not nil, is called once the
+// first turn came, before the request.
+func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string, hdr http.Header, gated bool, turned func()) (*fetch.Response, time.Duration, error) {
 	acquire := p.acquire
 	if gated {
 		acquire = p.acquireGated
@@ -203,6 +214,9 @@ func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string
 	release, err := acquire(waitCtx, hostOf(u))
 	if err != nil {
 		return nil, 0, err
+	}
+	if turned != nil {
+		turned()
 	}
 	began := time.Now()
 	t := &turn{p: p, waitCtx: waitCtx, release: release}

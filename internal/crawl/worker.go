@@ -26,6 +26,9 @@ type job struct {
 	// inOrder says a line fetched ahead was taken on its turn in claim
 	// order (jobs.go): the links it finds are fetched after the others.
 	inOrder bool
+	// turn is the wait for a paced host's turn that taking the job
+	// began (turns.go); nil if the host is not paced.
+	turn *turnWait
 }
 
 // process fetches one line and returns its outcome. A stopping spider
@@ -52,7 +55,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	if e.robotsDenied(runCtx, o) {
 		return o
 	}
-	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false)
+	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false, j.turn.came)
 	if runCtx.Err() != nil && (errors.Is(err, errHopStopped) || errors.Is(err, runCtx.Err())) {
 		return o // stopped before the request, or a redirect hop, could go: the line goes back
 	}
