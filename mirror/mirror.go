@@ -96,10 +96,17 @@ type Mirror struct {
 	written func(rel string)
 }
 
-// Open opens the mirror directory dir, creating it if needed, and removes
-// the temp files that crashed writers left anywhere in it.
+// Own is the mirror's own directory in its root (the index a program
+// reads, and its lock: internal/mirrorindex). Open creates it before
+// anything else, so a directory that holds files but not Own was never
+// opened as a mirror, even while another process is opening it.
+const Own = ".spider"
+
+// Open opens the mirror directory dir, creating it and Own in it if
+// needed, and removes the temp files that crashed writers left anywhere in
+// it.
 func Open(dir string) (*Mirror, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, Own), 0o755); err != nil {
 		return nil, fmt.Errorf("mirror: open %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(dir)

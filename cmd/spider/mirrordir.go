@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
 )
 
 // Which mirror a list is used with. A list records its mirror (an
@@ -86,13 +87,13 @@ func runMirror(listPath string, s *Settings, log *slog.Logger) (string, func() e
 }
 
 // foreignDir reports whether dir exists, holds files, and is not a
-// spider mirror (it has no .spider/).
+// spider mirror (it has no .spider/, which mirror.Open creates first).
 func foreignDir(dir string) bool {
 	es, err := os.ReadDir(dir)
 	if err != nil || len(es) == 0 {
 		return false
 	}
-	_, err = os.Stat(filepath.Join(dir, ".spider"))
+	_, err = os.Stat(filepath.Join(dir, mirror.Own))
 	return err != nil
 }
 

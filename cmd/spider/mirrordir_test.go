@@ -10,6 +10,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/sitetest"
 	"github.com/spider-mirror/spider/list"
+	"github.com/spider-mirror/spider/mirror"
 )
 
 func TestChooseMirror(t *testing.T) {
@@ -87,5 +88,37 @@ func TestListRecordsItsMirror(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(filepath.Join(src, "mirror")); len(es) != 1 {
 		t.Errorf("the Go package holds %d files after the refused run", len(es))
+	}
+}
+
+// A spider that opens a new mirror never shows another spider, checking
+// the same directory at that moment, a directory of files that is not a
+// spider mirror: two spiders started together (cron) on a new list both
+// run. Each round opens a new mirror while the test looks at it as
+// often as it can until the open returns.
+func TestNewMirrorNeverLooksForeign(t *testing.T) {
+	for round := range 200 {
+		dir := filepath.Join(t.TempDir(), "mirror")
+		opened := make(chan error, 1)
+		go func() {
+			m, err := mirror.Open(dir)
+			if err == nil {
+				err = m.Close()
+			}
+			opened <- err
+		}()
+		for looking := true; looking; {
+			select {
+			case err := <-opened:
+				if err != nil {
+					t.Fatal(err)
+				}
+				looking = false
+			default:
+			}
+			if foreignDir(dir) {
+				t.Fatalf("round %d: a mirror being opened looks like a directory of other files", round)
+			}
+		}
 	}
 }
