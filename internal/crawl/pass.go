@@ -205,6 +205,7 @@ func (r *run) afterPass(p passResult) {
 	// Pages never visited that another spider holds are a backlog too:
 	// the host's turns this spider would spend on refreshes are the
 	// turns that spider's first visits wait for (claim.Picker.Backlog).
+	held := r.backlog // the rule this pass applied
 	r.backlog = c.Stats.Unvisited+c.Stats.FirstElsewhere > 0
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
@@ -262,6 +263,12 @@ func (r *run) afterPass(p passResult) {
 		seen := [2]int{c.Stats.FirstElsewhere, c.Stats.Lines}
 		waitOthers := seen[0] > 0 && seen != r.elsewhere
 		r.elsewhere = seen
+		if held && !r.backlog {
+			// The pass held refreshes back for pages that have had
+			// their first visit since: they may be due now, and no
+			// sleep of a backlogged picker foresaw it (claim.Picker.Next).
+			return
+		}
 		if e.cfg.UntilIdle && !waitOthers && !r.maps.busy() {
 			r.over = true
 			return
