@@ -123,12 +123,22 @@ func Interval(visits []meta.Visit, prior time.Duration) time.Duration {
 }
 
 // Next returns when the page at url, visited at at, is next worth a visit:
-// after its mean time between changes (Interval), jittered by a factor of
+// after its mean time between changes (Interval), the part of it beyond
+// floor (the profile's shortest revisit interval) jittered by a factor of
 // 0.5 plus half an exponential draw (mean 1, at least 0.5). The draw is a
-// function of url and at, so the schedule is reproducible. The claim
-// policy bounds the result by the profile's windows (internal/claim).
-func Next(url string, at time.Time, visits []meta.Visit, prior time.Duration) time.Time {
-	return at.Add(time.Duration(float64(Interval(visits, prior)) * Jitter(url, at)))
+// function of url and at, so the schedule is reproducible. A page that
+// changes more often than every floor (a home page, a "latest" list) is
+// due at floor exactly: it is polled as often as the user allows, and a
+// jittered poll could come too late for what it announces to still be
+// listed; it changes at nearly every visit, so no spread is needed to
+// learn how often. The claim policy bounds the result by the profile's
+// windows (internal/claim).
+func Next(url string, at time.Time, visits []meta.Visit, prior, floor time.Duration) time.Time {
+	mean := Interval(visits, prior)
+	if mean <= floor {
+		return at.Add(floor)
+	}
+	return at.Add(floor + time.Duration(float64(mean-floor)*Jitter(url, at)))
 }
 
 // Jitter returns 0.5 + E/2, E exponential with mean 1, drawn from url and at.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -83,9 +84,49 @@ func TestIntervalAndNext(t *testing.T) {
 	if mean := sum / n; math.Abs(mean-1) > 0.03 {
 		t.Errorf("mean jitter %.3f, want 1", mean)
 	}
-	next := Next("http://h/a", at, never, time.Hour)
-	if d := next.Sub(at); d < 2*24*time.Hour || d != time.Duration(float64(4*24*time.Hour)*Jitter("http://h/a", at)) {
-		t.Errorf("Next after %v", d)
+}
+
+// Next spreads the part of the mean interval beyond the floor, and keeps
+// a page that changes more often than the floor at the floor exactly.
+func TestNext(t *testing.T) {
+	at := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	const u = "http://h/a"
+	j := Jitter(u, at)
+	day := uint32(86400)
+	never := []meta.Visit{{After: day}, {After: day}} // a mean of four days
+	always := []meta.Visit{{After: 60, Changed: true}, {After: 60, Changed: true}}
+	for _, tc := range []struct {
+		name   string
+		visits []meta.Visit
+		prior  time.Duration
+		floor  time.Duration
+		want   time.Duration
+	}{
+		{"no visits, the prior jittered", nil, time.Hour, 0, time.Duration(float64(time.Hour) * j)},
+		{"unchanged over two days, no floor", never, time.Hour, 0, time.Duration(float64(4*24*time.Hour) * j)},
+		{"unchanged over two days, the part over the floor jittered", never, time.Hour, time.Hour,
+			time.Hour + time.Duration(float64(4*24*time.Hour-time.Hour)*j)},
+		{"changes every visit a minute apart: the floor", always, time.Hour, 30 * time.Minute, 30 * time.Minute},
+		{"the prior below the floor: the floor", nil, time.Minute, 30 * time.Minute, 30 * time.Minute},
+	} {
+		if got := Next(u, at, tc.visits, tc.prior, tc.floor).Sub(at); got != tc.want {
+			t.Errorf("%s: due after %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Over many pages the mean interval is kept, and none comes before the
+	// floor plus half the rest.
+	const mean, floor, n = 4 * time.Hour, time.Hour, 20000
+	visits := []meta.Visit{{After: uint32(mean.Seconds() / 2)}} // never changed: the mean is twice the time watched
+	var sum float64
+	for i := range n {
+		d := Next("http://h/"+strconv.Itoa(i), at, visits, time.Hour, floor).Sub(at)
+		if d < floor+(mean-floor)/2 {
+			t.Fatalf("page %d due after %v, before the floor plus half the rest", i, d)
+		}
+		sum += d.Seconds()
+	}
+	if got := sum / n; math.Abs(got-mean.Seconds()) > 0.03*mean.Seconds() {
+		t.Errorf("mean interval %.0fs, want %.0fs", got, mean.Seconds())
 	}
 }
 

@@ -42,22 +42,22 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 	}
 	en := o.job.en
 	prior := e.cfg.Profile.Window
+	shortest, _, _ := e.cfg.Profile.Intervals()
 	switch {
 	case requisiteType(rec.MediaType):
 		prior = max(e.cfg.RequisiteEvery, prior)
 	case len(rec.Visits) == 0 && en.Level == 0:
-		shortest, _, _ := e.cfg.Profile.Intervals()
 		o.res.Due = now.Add(shortest)
 		return
 	case len(rec.Visits) == 0 && pages != nil:
 		if p := e.navs.of(hostOf(en.URL)).Prior(prior, pages); p < prior {
-			o.res.Due = change.Next(en.URL, now, nil, p)
+			o.res.Due = change.Next(en.URL, now, nil, p, shortest)
 		}
 		return
 	case len(rec.Visits) == 0:
 		return // no evidence yet: each profile's window decides
 	}
-	o.res.Due = change.Next(en.URL, now, rec.Visits, prior)
+	o.res.Due = change.Next(en.URL, now, rec.Visits, prior, shortest)
 }
 
 // requisiteType reports whether a body of media type mt is something pages

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -21,8 +22,8 @@ func TestRevisitSetsDue(t *testing.T) {
 	if !page.Due.IsZero() {
 		t.Errorf("page visited once due %v: want none, the windows decide", page.Due)
 	}
-	if d, want := img.Due.Sub(img.Modified), time.Duration(float64(24*time.Hour)*change.Jitter(img.URL, v.clock)); d < want-time.Second || d > want {
-		t.Errorf("image due %v after its copy, want the slow window jittered: %v", d, want)
+	if d, want := img.Due.Sub(img.Modified), jittered(img.URL, v.clock, 24*time.Hour, time.Hour); d != want {
+		t.Errorf("image due %v after its copy, want the slow window jittered over the shortest (the window): %v", d, want)
 	}
 	// Visited again 2h later, unchanged: the interval grows past the window.
 	v.clock = v.clock.Add(2 * time.Hour)
@@ -47,7 +48,7 @@ func TestRevisitSetsDue(t *testing.T) {
 	}
 	a2 := v.line(t, v.base+"/a")
 	if mean := change.Interval(rec.Visits, time.Hour); mean > 3*24*time.Hour ||
-		a2.Due.Sub(a2.Modified) != time.Duration(float64(mean)*change.Jitter(a2.URL, a2.Modified)).Truncate(time.Second) {
+		a2.Due.Sub(a2.Modified) != jittered(a2.URL, a2.Modified, mean, time.Hour) {
 		t.Errorf("page changed at each 5-day visit: mean interval %v (want under 3 days), due %v after its copy", mean, a2.Due.Sub(a2.Modified))
 	}
 }
@@ -165,6 +166,27 @@ func TestStartPageFirstRefreshAtShortest(t *testing.T) {
 	}
 }
 
+// A start page that changes at every visit is polled at the shortest
+// interval exactly, never later by a jitter: what its "latest" list
+// announces must still be listed at the next poll.
+func TestChangingStartPagePolledAtShortest(t *testing.T) {
+	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Profile.Window, c.Profile.Shortest = time.Hour, 20*time.Minute }
+	for i := range 6 {
+		v.site.set("/", 200, `<a href="/a">a</a> latest: `+strconv.Itoa(i))
+		v.site.set("/a", 200, "a")
+		v.crawl(t, time.Hour)
+		home := v.line(t, v.base+"/")
+		if d := home.Due.Sub(home.Modified); d != 20*time.Minute {
+			t.Fatalf("visit %d: start page due %v after its copy, want the shortest interval, 20m", i+1, d)
+		}
+		v.clock = v.clock.Add(20 * time.Minute)
+	}
+	if rec := v.history(t, "/"); rec.Changes != 5 {
+		t.Errorf("start page seen changed %d times, want 5", rec.Changes)
+	}
+}
+
 // A page whose links at its first visit are mostly its own, not the
 // site's navigation (the start page's links), is a listing: it is due
 // sooner than the window, by the share of its links that are navigation,
@@ -172,6 +194,7 @@ func TestStartPageFirstRefreshAtShortest(t *testing.T) {
 // linking only the navigation, is left to the window.
 func TestListingDueSooner(t *testing.T) {
 	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Profile.Shortest = time.Minute }
 	v.site.set("/", 200, `<a href="/about">about</a><a href="/s/">section</a><a href="/a1">latest</a>`)
 	v.site.set("/about", 200, `<a href="/">home</a>`)
 	v.site.set("/a1", 200, `<a href="/">home</a><a href="/s/">section</a>`)
@@ -183,8 +206,8 @@ func TestListingDueSooner(t *testing.T) {
 	v.crawl(t, time.Hour)
 	listing := v.line(t, v.base+"/s/")
 	prior := time.Hour * 4 / 9 // 3 navigation links of 8, and its own place
-	if d, want := listing.Due.Sub(listing.Modified), time.Duration(float64(prior)*change.Jitter(listing.URL, v.clock)).Truncate(time.Second); d != want {
-		t.Errorf("listing visited once due %v after its copy, want 4/9 of the window jittered: %v", d, want)
+	if d, want := listing.Due.Sub(listing.Modified), jittered(listing.URL, v.clock, prior, time.Minute); d != want {
+		t.Errorf("listing visited once due %v after its copy, want 4/9 of the window jittered over the shortest: %v", d, want)
 	}
 	for _, p := range []string{"/about", "/a1", "/a3"} {
 		if e := v.line(t, v.base+p); !e.Due.IsZero() {
@@ -201,16 +224,23 @@ func TestListingNavigationFromHistory(t *testing.T) {
 	v.site.set("/", 200, `<a href="/about">about</a><a href="/s/">section</a>`)
 	v.site.set("/about", 200, `<a href="/">home</a>`)
 	v.site.set("/s/", 200, `<a href="/">home</a><a href="/about">about</a><a href="/a2">2</a><a href="/a3">3</a>`)
-	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // the start page alone
+	v.cfg = func(c *Config) { c.Profile.MaxLevel, c.Profile.Shortest = 0, time.Minute } // the start page alone
 	v.crawl(t, time.Hour)
-	v.clock = v.clock.Add(time.Minute)
-	v.cfg = nil
+	v.clock = v.clock.Add(30 * time.Second) // the start page is not due again yet
+	v.cfg = func(c *Config) { c.Profile.Shortest = time.Minute }
 	v.crawl(t, time.Hour)
 	if hits := v.hits("/"); hits != 1 {
 		t.Fatalf("start page fetched %d times, want once: the second run must not visit it", hits)
 	}
 	listing := v.line(t, v.base+"/s/")
-	if d, want := listing.Due.Sub(listing.Modified), time.Duration(float64(time.Hour*3/5)*change.Jitter(listing.URL, v.clock)).Truncate(time.Second); d != want {
-		t.Errorf("listing visited once due %v after its copy, want 3/5 of the window jittered: %v", d, want)
+	if d, want := listing.Due.Sub(listing.Modified), jittered(listing.URL, v.clock, time.Hour*3/5, time.Minute); d != want {
+		t.Errorf("listing visited once due %v after its copy, want 3/5 of the window jittered over the shortest: %v", d, want)
 	}
+}
+
+// jittered is how long after a visit at at a page of url with the mean
+// time between changes mean is due, for a profile whose shortest interval
+// is floor, in the list's whole seconds.
+func jittered(url string, at time.Time, mean, floor time.Duration) time.Duration {
+	return change.Next(url, at, nil, mean, floor).Sub(at).Truncate(time.Second)
 }
