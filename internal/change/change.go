@@ -134,11 +134,8 @@ func Interval(visits []meta.Visit, prior time.Duration) time.Duration {
 // learn how often. The claim policy bounds the result by the profile's
 // windows (internal/claim).
 func Next(url string, at time.Time, visits []meta.Visit, prior, floor time.Duration) time.Time {
-	mean := Interval(visits, prior)
-	if mean <= floor {
-		return at.Add(floor)
-	}
-	return at.Add(floor + time.Duration(float64(mean-floor)*Jitter(url, at)))
+	above := max(Interval(visits, prior)-floor, 0)
+	return at.Add(floor + time.Duration(float64(above)*Jitter(url, at)))
 }
 
 // Jitter returns 0.5 + E/2, E exponential with mean 1, drawn from url and at.

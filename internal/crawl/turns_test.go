@@ -239,9 +239,8 @@ func TestBacklogCountsOthersFirstVisits(t *testing.T) {
 // A pass that applied the backlog's rule (first visits before refreshes)
 // and so claimed nothing, after which no page waits for its first visit
 // any more, is followed by a pass at once: the refreshes it held back are
-// due now, and a spider that slept its idle wait instead left the host's
-// budget unspent for seconds each time the site grew by a page (both
-// spiders of bench-fresh at once, 4-6 s at 20 requests/s). A spider whose
+// due now, and a spider that slept its idle wait instead would leave the
+// host's budget unspent each time the site grew by a page. A spider whose
 // pass claimed nothing under the same rule as it will apply next sleeps
 // as before.
 func TestBacklogEndedPassesAgain(t *testing.T) {
