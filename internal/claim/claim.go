@@ -277,14 +277,13 @@ type Picker struct {
 	Now  time.Time
 	Want int // claim at most this many (≤ P.Batch); 0 means P.Batch
 	Skip func(url string) bool
-	// Backlog says the list holds lines never visited, unclaimed or
-	// held by another spider: a first mirror is under way (the caller
-	// decides; internal/crawl counts both). Then a copy is refreshed
-	// only if it is a start page (level 0) or a page announced changed
-	// (hinted), besides the stale bound: every request goes where it
-	// makes a page current for sure, so a first mirror completes at the
-	// budget's rate whatever the windows, while the start pages and the
-	// announcements keep the new pages coming.
+	// Backlog says lines never visited wait, whoever holds them: a first
+	// mirror is under way (the caller decides: internal/crawl.noteBacklog).
+	// Then a copy is refreshed only if it is a start page (level 0) or a
+	// page announced changed (hinted), besides the stale bound: every
+	// request goes where it makes a page current for sure, so a first
+	// mirror completes at the budget's rate whatever the windows, while
+	// the start pages and the announcements keep the new pages coming.
 	Backlog bool
 	// Early says the spider has a polite budget (a delay between two
 	// requests to a host) that the due lines may leave unspent. A copy is

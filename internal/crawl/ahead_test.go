@@ -221,7 +221,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 	if !r.passDue(now) {
 		t.Fatal("pass not due with nothing left at all: only a pass can tell that the crawl is over")
 	}
-	r.inflight["http://h/c"] = false
+	r.inflight["http://h/c"] = claimedLine{}
 	if r.passDue(now) {
 		t.Fatal("pass due with nothing to record, one claim in flight")
 	}
@@ -319,9 +319,9 @@ func TestTakeWaits(t *testing.T) {
 func TestAheadLeavesTheBatch(t *testing.T) {
 	r := testRun(t)
 	for i := range 50 {
-		r.inflight[fmt.Sprintf("http://h/ahead/%d", i)] = true
+		r.inflight[fmt.Sprintf("http://h/ahead/%d", i)] = claimedLine{ahead: true}
 	}
-	r.inflight["http://h/usual"] = false
+	r.inflight["http://h/usual"] = claimedLine{}
 	c, _ := r.cycle()
 	k, ok := c.Pick.(*claim.Picker)
 	if !ok || k.Want != 9 {
@@ -695,7 +695,7 @@ func TestNoWakeAfterSpacing(t *testing.T) {
 	now := time.Now()
 	r.lastPass, r.spacing = now.Add(-time.Second), time.Millisecond
 	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a", Level: 1}}}, nil)
-	r.inflight["http://h/a"] = false
+	r.inflight["http://h/a"] = claimedLine{}
 	if r.passDue(now) {
 		t.Fatal("pass due with a claimed line queued and nothing to record")
 	}
@@ -734,7 +734,7 @@ func TestPassDueForFirstVisitLinks(t *testing.T) {
 	r.jobs.ahead.set(false)
 	now := time.Now()
 	r.lastPass, r.spacing = now, time.Second // shorter than the flush interval
-	r.inflight["http://h/slow"], r.inflight["http://h/chain"] = false, false
+	r.inflight["http://h/slow"], r.inflight["http://h/chain"] = claimedLine{}, claimedLine{}
 	o := &outcome{job: job{en: list.Entry{URL: "http://h/chain", Level: 7}}, res: list.Result{URL: "http://h/chain", State: list.Downloaded},
 		adds: []list.Add{{URL: "http://h/chain?next", Level: 8}}}
 	r.jobs.found(o, -1, 0) // the worker hands the links over, as it does before the loop takes o
@@ -763,7 +763,7 @@ func TestPassDueForFirstVisitCopy(t *testing.T) {
 	now := time.Now()
 	r.lastPass, r.spacing = now, time.Second // shorter than the flush interval
 	for _, u := range []string{"http://h/next", "http://h/more", "http://h/i.png", "http://h/j.png"} {
-		r.inflight[u] = false
+		r.inflight[u] = claimedLine{}
 	}
 	o := &outcome{job: job{en: list.Entry{URL: "http://h/i.png", Level: 3}},
 		res: list.Result{URL: "http://h/i.png", State: list.Downloaded, File: "h/i.png", Modified: now}}

@@ -24,12 +24,12 @@ type run struct {
 	// starts are the never mirrored start lines claimed (failures.go).
 	starts startWatch
 
-	inflight map[string]bool // claimed lines not yet recorded; true for those claimed as fetched ahead
-	jobs     *jobs           // lines for the workers, and fetching ahead (shared with the workers)
-	ready    []*outcome      // taken outcomes waiting for a group commit
-	inCommit int             // outcomes the group commit under way holds
-	results  []list.Result   // committed, for the next pass
-	history  []meta.Record   // records for the historian, handed over at the next pass
+	inflight map[string]claimedLine // claimed lines not yet recorded
+	jobs     *jobs                  // lines for the workers, and fetching ahead (shared with the workers)
+	ready    []*outcome             // taken outcomes waiting for a group commit
+	inCommit int                    // outcomes the group commit under way holds
+	results  []list.Result          // committed, for the next pass
+	history  []meta.Record          // records for the historian, handed over at the next pass
 	sum      Summary
 	sent     int // claimed lines the last pass handed out
 
@@ -45,8 +45,8 @@ type run struct {
 	spacing          time.Duration // passes while fetching ahead are this far apart
 	idleUntil        time.Time     // nothing to do: the next pass waits until then
 	elsewhere        [2]int        // at the last idle pass: lines never visited that other spiders hold, and the list's lines
-	backlog          bool          // the last pass left lines never visited unclaimed: claim.Picker.Backlog
-	firstNews        bool          // a first visit's links or copy wait for the next pass: see passDue
+	backlog          bool          // pages never visited wait, or this spider fetches some: claim.Picker.Backlog
+	firstNews        bool          // a first visit's links or copy, or pages never visited, wait for the next pass: see passDue
 	stopping         bool          // no more claims
 	over             bool          // the loop ends once no pass is under way
 	err              error
@@ -57,6 +57,13 @@ type run struct {
 	knownDone  chan knownFill   // from the goroutine reading the list's visited lines (adapt)
 	passDone   chan passResult
 	commitDone chan committed
+}
+
+// claimedLine is what the loop keeps of a line it claimed until a pass
+// records its result.
+type claimedLine struct {
+	ahead bool // claimed as fetched ahead
+	first bool // never visited: its links may lead to pages never visited
 }
 
 // committed is a group commit's answer: its outcomes, and the correction
@@ -122,7 +129,7 @@ func newRun(e *Engine, ctx context.Context) *run {
 	q.paced = e.polite.paced
 	return &run{
 		e: e, ctx: ctx, hist: newHistorian(e.cfg.History, e.log, e.cfg.Profile.Window), hints: keptHints{keep: hintKeep(e.cfg.Profile)},
-		inflight: map[string]bool{}, jobs: q, first: true,
+		inflight: map[string]claimedLine{}, jobs: q, first: true,
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),
 	}

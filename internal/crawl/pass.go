@@ -52,7 +52,9 @@ func (r *run) passDue(now time.Time) bool {
 		// flight, so a chain is walked at the host's pace. A first
 		// visit's copy goes too: until its pass the list says the page
 		// has none (to the other spiders, status, a restart), and a
-		// paced spider's batch may take many seconds to finish.
+		// paced spider's batch may take many seconds to finish. So do
+		// pages never visited that a full batch kept a pass from
+		// claiming (afterPass).
 		if r.firstNews && now.Sub(r.lastPass) >= r.spacing {
 			return true
 		}
@@ -141,13 +143,13 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		}
 	}
 	usual := 0
-	for _, isAhead := range r.inflight {
-		if !isAhead {
+	for _, l := range r.inflight {
+		if !l.ahead {
 			usual++
 		}
 	}
 	for _, res := range c.Results {
-		if isAhead, ok := r.inflight[res.URL]; ok && !isAhead {
+		if l, ok := r.inflight[res.URL]; ok && !l.ahead {
 			usual-- // recorded by this pass: no longer in flight
 		}
 	}
@@ -202,11 +204,8 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	r.first = false
-	// Pages never visited that another spider holds are a backlog too:
-	// the host's turns this spider would spend on refreshes are the
-	// turns that spider's first visits wait for (claim.Picker.Backlog).
-	held := r.backlog // the rule this pass applied
-	r.backlog = c.Stats.Unvisited+c.Stats.FirstElsewhere > 0
+	held := r.backlog                // the rule this pass applied
+	queued := r.jobs.state().claimed // lines earlier passes claimed that wait for a worker
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)
@@ -217,6 +216,28 @@ func (r *run) afterPass(p passResult) {
 	}
 	r.adapt(c) // before the claims go out: their links follow the new setting
 	epoch := e.lease.current()
+	r.queueClaims(p, epoch)
+	r.noteBacklog(c, held, queued)
+	r.wantSitemaps(c.Claimed, c.Now)
+	e.follow.newPass()
+	r.offerHeld(epoch)
+	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
+		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
+		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec, "to_fetch", r.sent)
+	if r.ctx.Err() != nil || e.cfg.MaxCycles > 0 && r.sum.Cycles >= e.cfg.MaxCycles {
+		r.over = true
+		return
+	}
+	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 && !r.jobs.pendingAdds() {
+		r.nothingInFlight(c, held)
+	}
+}
+
+// queueClaims decides the claims of the lines fetched ahead that pass p
+// carried and queues the lines it claimed the usual way for the workers,
+// most urgent first.
+func (r *run) queueClaims(p passResult, epoch int64) {
+	e, c := r.e, p.c
 	mine, ready := r.jobs.decide(p.carried, c.Claimed, epoch)
 	for _, o := range ready {
 		r.take(o)
@@ -226,7 +247,7 @@ func (r *run) afterPass(p passResult) {
 		if en.Level == 0 {
 			e.widenScope(en.URL) // a start URL seeded while running
 		}
-		r.inflight[en.URL] = mine[en.URL]
+		r.inflight[en.URL] = claimedLine{ahead: mine[en.URL], first: en.Modified.IsZero()}
 		r.starts.claimed(en)
 		if !mine[en.URL] {
 			r.hints.fetching(en.URL)
@@ -242,39 +263,6 @@ func (r *run) afterPass(p passResult) {
 		less = c.Pick.Less
 	}
 	r.jobs.addClaimed(js, less)
-	r.wantSitemaps(c.Claimed, c.Now)
-	e.follow.newPass()
-	r.offerHeld(epoch)
-	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
-		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
-		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec, "to_fetch", r.sent)
-	if r.ctx.Err() != nil || e.cfg.MaxCycles > 0 && r.sum.Cycles >= e.cfg.MaxCycles {
-		r.over = true
-		return
-	}
-	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 && !r.jobs.pendingAdds() {
-		if until := e.storage.pausedUntil(time.Now()); !until.IsZero() {
-			r.idleUntil = until // backing off, not idle: try again then
-			return
-		}
-		// Other spiders' first visits may bring links: an idle spider
-		// looks again as often as a spider records its results, and
-		// one that stops when idle waits for them while they progress.
-		seen := [2]int{c.Stats.FirstElsewhere, c.Stats.Lines}
-		waitOthers := seen[0] > 0 && seen != r.elsewhere
-		r.elsewhere = seen
-		if held && !r.backlog {
-			// The pass held refreshes back for pages that have had
-			// their first visit since: they may be due now, and no
-			// sleep of a backlogged picker foresaw it (claim.Picker.Next).
-			return
-		}
-		if e.cfg.UntilIdle && !waitOthers && !r.maps.busy() {
-			r.over = true
-			return
-		}
-		r.idleUntil = time.Now().Add(r.idleWait(c)) // passDue reads the real clock
-	}
 }
 
 // idleWait is how long an idle spider waits for a line to become due: until

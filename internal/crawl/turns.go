@@ -1,11 +1,6 @@
 package crawl
 
-import (
-	"slices"
-
-	"github.com/spider-mirror/spider/internal/claim"
-	"github.com/spider-mirror/spider/list"
-)
+import "slices"
 
 // Host turns on the workers' side. A paced host grants one request at a
 // time (polite.go), and within this process one worker at a time waits
@@ -72,50 +67,5 @@ func (w *turnWait) came() {
 	}
 	if len(q.claimed) > 0 {
 		q.more.Signal()
-	}
-}
-
-// handBack removes the claimed jobs no worker has taken that keep
-// refuses, and returns them.
-func (q *jobs) handBack(keep func(*list.Entry) bool) []job {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	var back []job
-	kept := q.claimed[:0]
-	for _, j := range q.claimed {
-		if keep(&j.en) {
-			kept = append(kept, j)
-		} else {
-			back = append(back, j)
-		}
-	}
-	clear(q.claimed[len(kept):])
-	q.claimed = kept
-	return back
-}
-
-// handBackRefreshes returns to the pool, with the pass c, the claimed
-// lines no worker has taken yet that the policy no longer takes while
-// pages never visited wait unclaimed (claim.Picker.Backlog): refreshes
-// claimed before those pages were found. A paced spider's batch lasts
-// seconds; without this, a page never visited (the next page of a chain
-// of "older posts") waited for the batch's refreshes to be fetched
-// before a pass could claim it, a page a batch. The pass claims again,
-// most urgent first, in the room they leave.
-func (r *run) handBackRefreshes(c *list.Cycle) {
-	if !r.backlog {
-		return
-	}
-	k := &claim.Picker{P: r.e.cfg.Profile, Now: c.Now, Backlog: true}
-	back := r.jobs.handBack(func(en *list.Entry) bool {
-		free := *en
-		free.Spider = ""
-		return k.Due(&free)
-	})
-	for _, j := range back {
-		c.Results = append(c.Results, list.Result{URL: j.en.URL}) // State 0: returned unfetched
-	}
-	if len(back) > 0 {
-		r.e.log.Debug("refreshes handed back for pages never visited", "lines", len(back))
 	}
 }

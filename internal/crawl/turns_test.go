@@ -183,7 +183,7 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 	var js []job
 	for _, en := range []list.Entry{entry("/", 0), entry("/r1", 2), entry("/r2", 3), hinted} {
 		js = append(js, job{en: en})
-		r.inflight[en.URL] = false
+		r.inflight[en.URL] = claimedLine{}
 	}
 	r.jobs.addClaimed(js, nil)
 	r.backlog = true
@@ -207,7 +207,7 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 	// Without a backlog the refreshes stay.
 	r = testRun(t)
 	r.jobs.addClaimed([]job{{en: entry("/r1", 2)}}, nil)
-	r.inflight["http://h/r1"] = false
+	r.inflight["http://h/r1"] = claimedLine{}
 	if c, _ := r.cycle(); len(c.Results) != 0 {
 		t.Errorf("handed back %v with no page never visited waiting", c.Results)
 	}
@@ -216,22 +216,36 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 // Pages never visited that another spider holds make a backlog as those
 // no spider holds do: a fast spider's early refreshes took half the
 // host's turns while the slow spider's first visits (the pages an
-// archive chain leads to) waited for them.
+// archive chain leads to) waited for them. So do the spider's own, in
+// flight or claimed by the pass: once the pass that claimed the next page
+// of a chain left no page unvisited, the next claimed a batch of
+// refreshes, which took every other turn from the chain.
 func TestBacklogCountsOthersFirstVisits(t *testing.T) {
+	now := time.Now()
+	first := list.Entry{URL: "http://h/first", Level: 9, State: list.Found}
+	refresh := list.Entry{URL: "http://h/r", Level: 2, State: list.Downloaded, Modified: now.Add(-time.Hour)}
 	for _, tc := range []struct {
+		name                 string
 		unvisited, elsewhere int
+		inFlight, claimed    []list.Entry
 		want                 bool
 	}{
-		{0, 0, false},
-		{2, 0, true},
-		{0, 3, true},
+		{"none", 0, 0, nil, nil, false},
+		{"unclaimed", 2, 0, nil, nil, true},
+		{"held by others", 0, 3, nil, nil, true},
+		{"own in flight", 0, 0, []list.Entry{refresh, first}, nil, true},
+		{"own claimed by the pass", 0, 0, nil, []list.Entry{first}, true},
+		{"refreshes in flight and claimed", 0, 0, []list.Entry{refresh}, []list.Entry{{URL: "http://h/r2", Level: 1, Modified: now}}, false},
 	} {
 		r := testRun(t)
-		c := &list.Cycle{Now: time.Now()}
+		for _, en := range tc.inFlight {
+			r.inflight[en.URL] = claimedLine{first: en.Modified.IsZero()}
+		}
+		c := &list.Cycle{Now: now, Claimed: tc.claimed}
 		c.Stats.Unvisited, c.Stats.FirstElsewhere = tc.unvisited, tc.elsewhere
 		r.afterPass(passResult{c: c})
 		if r.backlog != tc.want {
-			t.Errorf("unvisited %d, held by others %d: backlog %v, want %v", tc.unvisited, tc.elsewhere, r.backlog, tc.want)
+			t.Errorf("%s: backlog %v, want %v", tc.name, r.backlog, tc.want)
 		}
 	}
 }
@@ -242,23 +256,39 @@ func TestBacklogCountsOthersFirstVisits(t *testing.T) {
 // due now, and a spider that slept its idle wait instead would leave the
 // host's budget unspent each time the site grew by a page. A spider whose
 // pass claimed nothing under the same rule as it will apply next sleeps
-// as before.
+// as before. A pass after which pages never visited wait unclaimed, while
+// refreshes it or an earlier pass claimed wait for a worker, is followed
+// by a pass at once too: the pass that found the next page of a chain of
+// "older posts" had its batch full of refreshes, and the page waited 2.7 s
+// for them at 20 requests a second.
 func TestBacklogEndedPassesAgain(t *testing.T) {
 	for _, tc := range []struct {
-		name                         string
-		untilIdle, before, unvisited bool
-		wantIdle, wantAgain          bool
+		name                                 string
+		untilIdle, before, unvisited, queued bool
+		wantIdle, wantAgain                  bool
 	}{
-		{"backlog ended", false, true, false, false, true},
-		{"backlog goes on", false, true, true, true, false},
-		{"no backlog either time", false, false, false, true, false},
-		{"backlog began", false, false, true, true, false},
+		{"backlog ended", false, true, false, false, false, true},
+		{"backlog goes on", false, true, true, false, true, false},
+		{"no backlog either time", false, false, false, false, true, false},
+		{"backlog began", false, false, true, false, true, false},
 		// A spider that stops when idle does not stop then either.
-		{"backlog ended, until idle", true, true, false, false, true},
+		{"backlog ended, until idle", true, true, false, false, false, true},
+		// Refreshes claimed before the pages never visited were found
+		// wait for a worker: the next pass hands them back and claims
+		// the pages in their room, at once.
+		{"backlog began, refreshes queued", false, false, true, true, false, true},
+		{"backlog goes on, refreshes queued", false, true, true, true, false, false},
+		{"no backlog, refreshes queued", false, false, false, true, false, false},
 	} {
 		r := testRun(t)
+		r.jobs.ahead.set(false)
 		r.e.cfg.UntilIdle = tc.untilIdle
 		r.backlog = tc.before
+		if tc.queued {
+			en := list.Entry{URL: "http://h/r", Level: 2, State: list.Claimed, Modified: time.Now().Add(-2 * time.Hour), Spider: "slow"}
+			r.jobs.addClaimed([]job{{en: en}}, nil)
+			r.inflight[en.URL] = claimedLine{}
+		}
 		c := &list.Cycle{Now: time.Now(), Pick: &claim.Picker{P: r.e.cfg.Profile, Now: time.Now(), Backlog: tc.before}}
 		if tc.unvisited {
 			c.Stats.Unvisited = 1
@@ -271,7 +301,13 @@ func TestBacklogEndedPassesAgain(t *testing.T) {
 		if idle := !r.idleUntil.IsZero(); idle != tc.wantIdle {
 			t.Errorf("%s: idle until %v, want idle %v", tc.name, r.idleUntil, tc.wantIdle)
 		}
-		if again := r.passDue(time.Now()); again != tc.wantAgain {
+		// At once: as soon as the passes' spacing allows, a time the
+		// loop wakes for (wakeAt).
+		at := r.lastPass.Add(r.spacing)
+		if w := r.wakeAt(time.Now()); tc.queued && tc.wantAgain && !w.Equal(at) {
+			t.Errorf("%s: the loop wakes at %v, want %v", tc.name, w, at)
+		}
+		if again := r.passDue(at); again != tc.wantAgain {
 			t.Errorf("%s: pass due at once %v, want %v", tc.name, again, tc.wantAgain)
 		}
 	}
