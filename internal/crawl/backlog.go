@@ -68,7 +68,7 @@ func (q *jobs) handBack(keep func(*list.Entry) bool) []job {
 
 // handBackRefreshes returns to the pool, with the pass c, the claimed
 // lines no worker has taken yet that the policy no longer takes while
-// pages never visited wait unclaimed (claim.Picker.Backlog): refreshes
+// pages never visited wait or are fetched (claim.Picker.Backlog): refreshes
 // claimed before those pages were found. A paced spider's batch lasts
 // seconds; without this, a page never visited (the next page of a chain
 // of "older posts") waited for the batch's refreshes to be fetched
