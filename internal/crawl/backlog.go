@@ -16,7 +16,7 @@ import (
 // (nothingInFlight).
 
 // noteBacklog sets the rule the next pass applies (claim.Picker.Backlog)
-// after pass c, which applied held, claimed its lines, while queued lines
+// after pass c, which applied held, claimed its lines, while refreshes
 // claimed before it waited for a worker. Pages never visited are a
 // backlog whoever holds them: no spider (c.Stats.Unvisited); another
 // spider, whose first visits wait for the host's turns this spider would
@@ -24,10 +24,10 @@ import (
 // page of a chain of "older posts" in the page before it (refreshes
 // claimed meanwhile took every other turn at a polite pace, and the
 // chain, and the first mirror with it, ended at half the budget's rate).
-func (r *run) noteBacklog(c *list.Cycle, held bool, queued int) {
+func (r *run) noteBacklog(c *list.Cycle, held bool, refreshes int) {
 	unclaimed := c.Stats.Unvisited+c.Stats.FirstElsewhere > 0
 	r.backlog = unclaimed || r.fetchingFirst()
-	if unclaimed && !held && queued > 0 {
+	if unclaimed && !held && refreshes > 0 {
 		// Pages never visited wait that the pass could not claim: its
 		// batch was full of refreshes claimed before they were found.
 		// The next pass hands those back and claims the pages in their

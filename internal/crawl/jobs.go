@@ -256,18 +256,31 @@ func (q *jobs) decide(carried map[string]bool, claimed []list.Entry, epoch int64
 
 // jobsState is what the loop needs to know of the jobs to decide on a pass.
 type jobsState struct {
-	queued  int  // jobs waiting for a worker or held by one
-	claimed int  // lines a pass claimed that no worker has taken yet
-	items   int  // lines fetched ahead not handed on yet
-	open    int  // lines fetched ahead whose claim no pass decided
-	ahead   bool // fetching ahead is on
+	queued int  // jobs waiting for a worker or held by one
+	items  int  // lines fetched ahead not handed on yet
+	open   int  // lines fetched ahead whose claim no pass decided
+	ahead  bool // fetching ahead is on
 }
 
 func (q *jobs) state() jobsState {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	a := q.ahead
-	return jobsState{queued: len(q.claimed) + a.queued + q.working, claimed: len(q.claimed), items: len(a.items), open: a.open, ahead: a.on}
+	return jobsState{queued: len(q.claimed) + a.queued + q.working, items: len(a.items), open: a.open, ahead: a.on}
+}
+
+// refreshesWaiting counts the claimed lines visited before (refreshes)
+// that no worker has taken yet.
+func (q *jobs) refreshesWaiting() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, j := range q.claimed {
+		if !j.en.Modified.IsZero() {
+			n++
+		}
+	}
+	return n
 }
 
 // finish lets the workers fetch the claimed lines left and nothing more:

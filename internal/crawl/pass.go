@@ -204,8 +204,8 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	r.first = false
-	held := r.backlog                // the rule this pass applied
-	queued := r.jobs.state().claimed // lines earlier passes claimed that wait for a worker
+	held := r.backlog                      // the rule this pass applied
+	refreshes := r.jobs.refreshesWaiting() // claimed by earlier passes
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
 	r.account(c)
@@ -217,7 +217,7 @@ func (r *run) afterPass(p passResult) {
 	r.adapt(c) // before the claims go out: their links follow the new setting
 	epoch := e.lease.current()
 	r.queueClaims(p, epoch)
-	r.noteBacklog(c, held, queued)
+	r.noteBacklog(c, held, refreshes)
 	r.wantSitemaps(c.Claimed, c.Now)
 	e.follow.newPass()
 	r.offerHeld(epoch)

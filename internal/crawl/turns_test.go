@@ -266,19 +266,22 @@ func TestBacklogEndedPassesAgain(t *testing.T) {
 		name                                 string
 		untilIdle, before, unvisited, queued bool
 		wantIdle, wantAgain                  bool
+		firstQueued                          bool // the line queued is a first visit, not a refresh
 	}{
-		{"backlog ended", false, true, false, false, false, true},
-		{"backlog goes on", false, true, true, false, true, false},
-		{"no backlog either time", false, false, false, false, true, false},
-		{"backlog began", false, false, true, false, true, false},
+		{"backlog ended", false, true, false, false, false, true, false},
+		{"backlog goes on", false, true, true, false, true, false, false},
+		{"no backlog either time", false, false, false, false, true, false, false},
+		{"backlog began", false, false, true, false, true, false, false},
 		// A spider that stops when idle does not stop then either.
-		{"backlog ended, until idle", true, true, false, false, false, true},
+		{"backlog ended, until idle", true, true, false, false, false, true, false},
 		// Refreshes claimed before the pages never visited were found
 		// wait for a worker: the next pass hands them back and claims
 		// the pages in their room, at once.
-		{"backlog began, refreshes queued", false, false, true, true, false, true},
-		{"backlog goes on, refreshes queued", false, true, true, true, false, false},
-		{"no backlog, refreshes queued", false, false, false, true, false, false},
+		{"backlog began, refreshes queued", false, false, true, true, false, true, false},
+		{"backlog goes on, refreshes queued", false, true, true, true, false, false, false},
+		{"no backlog, refreshes queued", false, false, false, true, false, false, false},
+		// Only first visits wait: nothing to hand back, no pass at once.
+		{"backlog began, first visits queued", false, false, true, true, false, false, true},
 	} {
 		r := testRun(t)
 		r.jobs.ahead.set(false)
@@ -286,6 +289,9 @@ func TestBacklogEndedPassesAgain(t *testing.T) {
 		r.backlog = tc.before
 		if tc.queued {
 			en := list.Entry{URL: "http://h/r", Level: 2, State: list.Claimed, Modified: time.Now().Add(-2 * time.Hour), Spider: "slow"}
+			if tc.firstQueued {
+				en.State, en.Modified = list.Claimed, time.Time{}
+			}
 			r.jobs.addClaimed([]job{{en: en}}, nil)
 			r.inflight[en.URL] = claimedLine{}
 		}
