@@ -8,7 +8,7 @@
 # (scripts/bench-realsite.py, which writes the wiki's dump) and, if the
 # wiki needs more settings, extra_settings (PHP lines for bench.php). It
 # gets: die, say, install_packages, free_port, write_settings PORT, mwphp,
-# setup_wiki, start_server NAME (sets port and server_pid) and
+# setup_wiki, restore_wiki, start_server NAME (sets port and server_pid) and
 # stop_server, which it should trap on EXIT.
 
 mw=/usr/share/mediawiki
@@ -133,6 +133,25 @@ setup_wiki() {
 			{ tail -20 "$w/import.log" >&2; die "maintenance/${step%% *} failed (log: $w/import.log)"; }
 	done
 	echo "articles=$articles" >"$stamp"
+	cp -a "$w/data" "$w/pristine" # for restore_wiki
+	echo "articles=$articles" >"$w/pristine/ready"
+}
+
+# restore_wiki: the wiki's database as setup_wiki built it, which it kept in
+# WORK/wiki/pristine (taken now if a wiki built before has none):
+# bench-realfresh edits the wiki, and each run of either script starts
+# from the wiki as built.
+restore_wiki() {
+	local w="$work/wiki"
+	if [ ! -f "$w/pristine/ready" ] || [ "$(cat "$w/pristine/ready")" != "$(cat "$w/ready")" ]; then
+		rm -rf "$w/pristine"
+		cp -a "$w/data" "$w/pristine"
+		cat "$w/ready" >"$w/pristine/ready"
+	fi
+	rm -rf "$w/data"
+	cp -a "$w/pristine" "$w/data"
+	rm -f "$w/data/ready"
+	chown -R www-data:www-data "$w/data"
 }
 
 # start_server NAME: apache for one tool's run, its access log in
