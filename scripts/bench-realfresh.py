@@ -251,7 +251,10 @@ def cmd_summarize(args):
     sweep = next((x["t"] for x in s if x["live"] and x["have"] >= 0.95 * x["live"]), None)
     after = [x["current"] / x["live"] for x in s if sweep is not None and x["t"] >= sweep and x["live"]]
     changes = jsonl(args.churn)
-    announced = [c for c in changes if c["kind"] in ("new", "announced") and c["rev"]]
+    # An announcement in the run's last fast window could still have
+    # reached the mirror in time after the run: not judged.
+    announced = [c for c in changes if c["kind"] in ("new", "announced") and c["rev"]
+                 and c["t"] - args.start <= args.duration - args.fast_window]
     within = 0
     for c in announced:
         t = c["t"] - args.start

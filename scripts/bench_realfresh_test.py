@@ -104,15 +104,16 @@ class Summary(unittest.TestCase):
                 {"t": start + 2, "kind": "announced", "title": "Article_3", "rev": 9},  # 43 s late
                 {"t": start + 3, "kind": "silent", "title": "Article_4", "rev": 10},
                 {"t": start + 4, "kind": "delete", "title": "Article_5", "rev": None},
+                {"t": start + 50, "kind": "new", "title": "Article_12", "rev": 11},  # too late to judge
             ]) + "\n")
             out = os.path.join(d, "row.json")
             rf.cmd_summarize(argparse.Namespace(samples=samples, churn=churn, access_log=log, tool="spider",
-                                                start=start, duration=4, fast_window=30, out=out))
+                                                start=start, duration=60, fast_window=30, out=out))
             r = rf.load(out)
             self.assertAlmostEqual(r["mean"], (0 + 0.8 + 10 / 11) / 3)
             self.assertEqual(r["sweep"], 4)  # 9 of 10 is under 95%
             self.assertAlmostEqual(r["after"], 10 / 11)
-            self.assertEqual((r["announced"], r["within"], r["changes"]), (2, 1, 4))
+            self.assertEqual((r["announced"], r["within"], r["changes"]), (2, 1, 5))
             self.assertEqual((r["requests"], r["not_modified"], r["machinery"]), (4, 1, 2))
 
     def test_medians_per_tool(self):
