@@ -243,6 +243,15 @@ def jsonl(path):
         return [json.loads(line) for line in f]
 
 
+def curve(samples, step):
+    """Freshness at every step seconds from the start: [[t, share], ...]."""
+    out = []
+    for x in samples:
+        if x["live"] and x["t"] >= len(out) * step:
+            out.append([x["t"], x["current"] / x["live"]])
+    return out
+
+
 def cmd_summarize(args):
     d = load(args.samples)
     s, seen = d["samples"], d["first_seen"]
@@ -264,7 +273,7 @@ def cmd_summarize(args):
     requests, not_modified, machinery = access(args.access_log)
     out = {"tool": args.tool, "mean": mean, "after": statistics.mean(after) if after else None, "sweep": sweep,
            "end": fresh[-1] if fresh else None, "requests": requests, "not_modified": not_modified,
-           "machinery": machinery,
+           "machinery": machinery, "curve": curve(s, 60),
            "duration": args.duration, "announced": len(announced), "within": within,
            "changes": len(changes)}
     with open(args.out, "w") as f:
@@ -291,7 +300,8 @@ def median_rows(rows):
 
 
 def cmd_render(args):
-    rows = median_rows([load(p) for p in args.rows])
+    raw = [load(p) for p in args.rows]
+    rows = median_rows(raw)
     f = lambda v, spec: "—" if v is None else format(v, spec)
     out = ["| tool | freshness, time average | after first sweep | first sweep (s) | at end | requests | "
            "304 answers | to wiki machinery | announced in mirror within the fast window | changes | runs |",
@@ -302,6 +312,16 @@ def cmd_render(args):
                    f"{f(r['end'], '.3f')} | {f(r['requests'], ',.0f')} | {f(r['not_modified'], ',.0f')} | "
                    f"{f(r['machinery'], ',.0f')} | {share} | "
                    f"{f(r['changes'], 'g')} | {r['runs']} |")
+    first = {}
+    for r in raw:
+        first.setdefault(r["tool"], r.get("curve") or [])
+    times = [t for t, _ in max(first.values(), key=len)] if first else []
+    if times:
+        out += ["", "Freshness over time (the first run of each tool):", "",
+                "| tool | " + " | ".join(f"{t:g} s" for t in times) + " |",
+                "|---|" + "---|" * len(times)]
+        for tool, c in first.items():
+            out.append(f"| {tool} | " + " | ".join(f"{v:.2f}" for _, v in c) + " |")
     text = "\n".join(out) + "\n"
     if args.header:
         with open(args.header) as f:

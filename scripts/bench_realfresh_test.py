@@ -115,6 +115,7 @@ class Summary(unittest.TestCase):
             self.assertAlmostEqual(r["after"], 10 / 11)
             self.assertEqual((r["announced"], r["within"], r["changes"]), (2, 1, 5))
             self.assertEqual((r["requests"], r["not_modified"], r["machinery"]), (4, 1, 2))
+            self.assertEqual(r["curve"], [[0, 0.0]])  # one point a minute
 
     def test_medians_per_tool(self):
         rows = [{"tool": t, "mean": m, "after": a, "sweep": 10, "end": m, "requests": q, "not_modified": 0,
