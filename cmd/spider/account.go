@@ -128,7 +128,8 @@ func spidersDelay(published []crawl.Status, cfg *Config) (time.Duration, string)
 
 // accountOf completes the account from the tally of the list l: the
 // budgets (the spiders' delay, raised by the Crawl-delay they published:
-// LIST.hosts.d, or the database's table hosts), the history (a sample of
+// LIST.hosts.d, or the database's table hosts, after the answer times
+// their account samples give), the history (a sample of
 // LIST.meta or of the table history) and this machine's account series.
 func accountOf(ctx context.Context, l crawl.Store, t *account.Tally, ps []claim.Profile, from string, delay time.Duration, delayFrom string, lines int, now time.Time) *Account {
 	a := &Account{ProfilesFrom: from, Hosts: []HostAccount{}}
@@ -153,9 +154,10 @@ func accountOf(ctx context.Context, l crawl.Store, t *account.Tally, ps []claim.
 	hist := hs.Hosts()
 	series, _ := account.ReadSeries(l.StatePath()+account.SeriesSuffix, now.Add(-2*time.Hour)) // a report: none if unreadable
 	made := account.MadePerHour(series, now.Add(-2*time.Hour))
+	answers := account.AnswerTimes(series, now.Add(-2*time.Hour))
 	crawlDelay := crawlDelayOf(ctx, l)
 	for name, hl := range t.Hosts() {
-		b := account.NewBudget(delay, delayFrom, crawlDelay(name, now))
+		b := account.NewBudget(delay, delayFrom, crawlDelay(name, now), answers[name])
 		h := HostAccount{Host: name, Lines: hl, Budget: b, Promises: account.Promises(ps, hl.Within, hl.Lines, b)}
 		h.TogetherPerHour, h.TogetherOver = account.Together(h.Promises, b)
 		h.MadePerHour = made[name]

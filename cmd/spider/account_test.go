@@ -186,3 +186,39 @@ func TestPrintAgesOneDeepLevel(t *testing.T) {
 		t.Errorf("last line of\n%s\nwant %q", out, want)
 	}
 }
+
+// The budget follows the host's answers as the spiders' account samples
+// timed them: each request starts the delay after the previous answer
+// ended, so a host answering in 2 minutes at a 6-minute delay takes 7.5
+// requests an hour, not 10, and a promise of 8 an hour no longer fits.
+func TestStatusAccountBudgetAfterAnswers(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now().UTC().Truncate(time.Second)
+	writeAccountList(t, filepath.Join(dir, "spider.list"), 8, now)
+	if err := os.WriteFile(filepath.Join(dir, "spider.toml"), []byte("delay = \"6m\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range []struct {
+		id     string
+		req    int
+		answer float64
+	}{{"fast", 1, 60}, {"slow", 3, 140}} { // weighed by requests: 2 minutes
+		s := account.Sample{At: now.Add(-10 * time.Minute), Spider: sp.id, Profile: sp.id,
+			Hosts: []account.HostSample{{Host: "example.org", Requests: sp.req, SpanSec: 1800, AnswerSec: sp.answer}}}
+		if err := account.AppendSeries(filepath.Join(dir, "spider.list"+account.SeriesSuffix), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
+	if code != 0 {
+		t.Fatalf("status exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"example.org: 9 lines, 8 copies; budget 8 requests/h, 180/day (delay 6m after answers of 2m)",
+		"fast promises 8 URLs (level ≤ 3) every 1h = 8 requests/h; host example.org allows 8/h (delay 6m after answers of 2m): does not fit by 7%",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -5,9 +5,9 @@
 // spent per change caught and how soon announced pages reached the mirror.
 // It is pure: a function of the list's lines (streamed, one Add at a
 // time, so a list of millions of lines costs a few counters per host and
-// level), history records, the profiles, the delays and the clock. The
-// one exception is series.go, which keeps samples of the account over
-// time in a file beside the list; page.go plots them.
+// level), history records, the profiles, the delays, the answer times
+// and the clock. The one exception is series.go, which keeps samples of
+// the account over time in a file beside the list; page.go plots them.
 //
 // The freshness estimate is the one the change model implies: a copy of
 // age a whose page changes on average every interval I is still current

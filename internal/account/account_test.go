@@ -94,7 +94,7 @@ func TestAges(t *testing.T) {
 }
 
 func TestPromises(t *testing.T) {
-	sec := NewBudget(time.Second, "spiders", 0)
+	sec := NewBudget(time.Second, "spiders", 0, 0)
 	tests := []struct {
 		name   string
 		b      Budget
@@ -110,11 +110,11 @@ func TestPromises(t *testing.T) {
 			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 4212, EverySec: 3600, PerHour: 4212, Over: 0.17},
 			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 4212, EverySec: 86400, PerHour: 175.5, Fits: true},
 			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 4212, EverySec: 336 * 3600, PerHour: 4212.0 / 336, Fits: true}}},
-		{"Crawl-delay binds", NewBudget(time.Second, "config", 10*time.Second), []int{400, 400}, 400, []Promise{
+		{"Crawl-delay binds", NewBudget(time.Second, "config", 10*time.Second, 0), []int{400, 400}, 400, []Promise{
 			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 400, EverySec: 3600, PerHour: 400, Over: 400.0/360 - 1},
 			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 400, EverySec: 86400, PerHour: 400.0 / 24, Fits: true},
 			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 400, EverySec: 336 * 3600, PerHour: 400.0 / 336, Fits: true}}},
-		{"no delay: always fits", NewBudget(0, "spiders", 0), []int{1e7, 1e7}, 1e7, []Promise{
+		{"no delay: always fits", NewBudget(0, "spiders", 0, 0), []int{1e7, 1e7}, 1e7, []Promise{
 			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 1e7, EverySec: 3600, PerHour: 1e7, Fits: true},
 			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 1e7, EverySec: 86400, PerHour: 1e7 / 24.0, Fits: true},
 			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 1e7, EverySec: 336 * 3600, PerHour: 1e7 / 336.0, Fits: true}}},
@@ -135,20 +135,41 @@ func TestPromises(t *testing.T) {
 }
 
 func TestBudget(t *testing.T) {
-	b := NewBudget(time.Second, "spiders", 0)
+	b := NewBudget(time.Second, "spiders", 0, 0)
 	if b.PerHour != 3600 || b.PerDay != 86400 || b.Unlimited {
 		t.Errorf("1s: %+v", b)
 	}
-	if b := NewBudget(2*time.Second, "config", 5*time.Second); b.DelaySec != 5 || b.PerHour != 720 || !strings.Contains(b.Text(), "Crawl-delay 5s") {
+	if b := NewBudget(2*time.Second, "config", 5*time.Second, 0); b.DelaySec != 5 || b.PerHour != 720 || !strings.Contains(b.Text(), "Crawl-delay 5s") {
 		t.Errorf("Crawl-delay 5s over 2s: %+v %q", b, b.Text())
 	}
-	if b := NewBudget(0, "spiders", 0); !b.Unlimited || b.PerHour != 0 {
+	if b := NewBudget(0, "spiders", 0, 0); !b.Unlimited || b.PerHour != 0 {
 		t.Errorf("no delay: %+v", b)
+	}
+	// Each request starts the delay after the previous answer ended: a
+	// host answering in 200 ms at a 1 s delay takes 3,000 an hour.
+	for _, tt := range []struct {
+		delay, crawl, answer time.Duration
+		perHour              float64
+		why                  string
+	}{
+		{time.Second, 0, 200 * time.Millisecond, 3000, "delay 1s after answers of 200ms"},
+		{50 * time.Millisecond, 0, 25 * time.Millisecond, 48000, "delay 50ms after answers of 25ms"},
+		{time.Second, 4 * time.Second, time.Second, 720, "robots.txt Crawl-delay 4s after answers of 1s"},
+		{time.Second, 0, 1234567 * time.Nanosecond, 3600 / 1.001234567, "delay 1s after answers of 1ms"},
+		{time.Second, 0, -time.Second, 3600, "delay 1s"}, // a clock stepped back: no answer time
+	} {
+		b := NewBudget(tt.delay, "spiders", tt.crawl, tt.answer)
+		if !near(b.PerHour, tt.perHour) || b.PerDay != 24*b.PerHour || b.Why() != tt.why {
+			t.Errorf("delay %v, Crawl-delay %v, answers %v: %v/h, %q; want %v/h, %q", tt.delay, tt.crawl, tt.answer, b.PerHour, b.Why(), tt.perHour, tt.why)
+		}
+	}
+	if b := NewBudget(0, "spiders", 0, time.Second); !b.Unlimited || b.PerHour != 0 {
+		t.Errorf("no delay, slow answers: %+v", b)
 	}
 }
 
 func TestPromiseText(t *testing.T) {
-	b := NewBudget(time.Second, "spiders", 0)
+	b := NewBudget(time.Second, "spiders", 0, 0)
 	p := Promises([]claim.Profile{fast}, []int{4210}, 4210, b)[0]
 	want := "fast promises 4,210 URLs (level ≤ 3) every 1h = 4,210 requests/h; host example.org allows 3,600/h (delay 1s): does not fit by 17%; raise the rate (--delay), lower --max-level, or lengthen --window"
 	if got := p.Text("example.org", b); got != want {

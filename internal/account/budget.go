@@ -10,11 +10,13 @@ import (
 	"github.com/spider-mirror/spider/internal/claim"
 )
 
-// Budget is how many requests a host allows the spiders of a list: one
-// every Delay, all spiders together (internal/hostgate spaces them), the
-// larger of the spiders' delay and the host's robots.txt Crawl-delay. It
-// is an upper bound: each request starts a delay after the previous one
-// ended, so slow answers leave fewer.
+// Budget is how many requests a host allows the spiders of a list, all
+// spiders together (internal/hostgate spaces them): each request starts
+// the delay after the previous one ended, the delay being the larger of
+// the spiders' and the host's robots.txt Crawl-delay, so a request takes
+// the delay and the host's answer time. With no answer time known yet
+// (nothing fetched there), the budget is one request a delay: an upper
+// bound.
 type Budget struct {
 	DelaySec       float64 `json:"delay_s"`        // the delay that binds: max(spiders', Crawl-delay)
 	SpiderDelaySec float64 `json:"spider_delay_s"` // the spiders' own delay
@@ -23,21 +25,24 @@ type Budget struct {
 	// file), or "default" (neither said).
 	DelayFrom     string  `json:"delay_from"`
 	CrawlDelaySec float64 `json:"crawl_delay_s"` // robots.txt's, as the spiders published it (LIST.hosts.d, or the table hosts); 0 = none known
+	AnswerSec     float64 `json:"answer_s"`      // the host's mean answer time, as the spiders saw it; 0 = not known
 	Unlimited     bool    `json:"unlimited"`     // no delay at all: the host is not paced
 	PerHour       float64 `json:"per_hour"`      // 0 when unlimited
 	PerDay        float64 `json:"per_day"`
 }
 
 // NewBudget returns the budget of a host whose spiders wait delay
-// (known from from) and whose robots.txt asks crawlDelay.
-func NewBudget(delay time.Duration, from string, crawlDelay time.Duration) Budget {
+// (known from from), whose robots.txt asks crawlDelay and which answers
+// in answer on average (0: not known).
+func NewBudget(delay time.Duration, from string, crawlDelay, answer time.Duration) Budget {
 	d := max(delay, crawlDelay)
-	b := Budget{DelaySec: d.Seconds(), SpiderDelaySec: delay.Seconds(), DelayFrom: from, CrawlDelaySec: crawlDelay.Seconds()}
+	b := Budget{DelaySec: d.Seconds(), SpiderDelaySec: delay.Seconds(), DelayFrom: from, CrawlDelaySec: crawlDelay.Seconds(),
+		AnswerSec: max(answer, 0).Seconds()}
 	if d <= 0 {
 		b.Unlimited = true
 		return b
 	}
-	b.PerHour = float64(time.Hour) / float64(d)
+	b.PerHour = float64(time.Hour) / float64(d+max(answer, 0))
 	b.PerDay = 24 * b.PerHour
 	return b
 }
@@ -131,7 +136,8 @@ func (p Promise) Text(host string, b Budget) string {
 	return s.String()
 }
 
-// Text says the budget: "allows 3,600/h (delay 1s)".
+// Text says the budget: "allows 3,600/h (delay 1s)", "allows 3,000/h
+// (delay 1s after answers of 200ms)".
 func (b Budget) Text() string {
 	if b.Unlimited {
 		return "is not paced (delay 0: no budget)"
@@ -139,12 +145,30 @@ func (b Budget) Text() string {
 	return fmt.Sprintf("allows %s/h (%s)", Count(b.PerHour), b.Why())
 }
 
-// Why says which delay binds: "delay 1s", "robots.txt Crawl-delay 5s".
+// Why says which delay binds, and the answer time it follows: "delay 1s",
+// "robots.txt Crawl-delay 5s", "delay 1s after answers of 200ms".
 func (b Budget) Why() string {
+	why := "delay " + Duration(b.DelaySec)
 	if b.CrawlDelaySec > b.SpiderDelaySec {
-		return "robots.txt Crawl-delay " + Duration(b.CrawlDelaySec)
+		why = "robots.txt Crawl-delay " + Duration(b.CrawlDelaySec)
 	}
-	return "delay " + Duration(b.DelaySec)
+	if b.AnswerSec > 0 {
+		why += " after answers of " + short(b.AnswerSec)
+	}
+	return why
+}
+
+// short writes a time under a second to the millisecond (to the
+// microsecond under one), else as Duration does: 200ms, 1.5s.
+func short(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return Duration(sec)
 }
 
 // Count writes n rounded, with thousands separated: 4,210.

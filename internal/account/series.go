@@ -50,9 +50,12 @@ type HostSample struct {
 	Promise float64 `json:"promise_per_hour"` // the spider's window promise, requests an hour
 	// Requests are the spider's requests to the host in the SpanSec
 	// seconds before At (since its previous sample, or its start).
-	Requests int         `json:"requests"`
-	SpanSec  float64     `json:"span_s"`
-	Ages     []AgeSample `json:"ages"` // the first MaxSampleLevels levels with copies
+	Requests int     `json:"requests"`
+	SpanSec  float64 `json:"span_s"`
+	// AnswerSec is the host's mean answer time over the spider's
+	// requests to it since its start (0: none yet).
+	AnswerSec float64     `json:"answer_s,omitempty"`
+	Ages      []AgeSample `json:"ages"` // the first MaxSampleLevels levels with copies
 }
 
 // AgeSample is the age of one level's copies in a Sample.
@@ -183,6 +186,40 @@ func ReadSeries(path string, since time.Time) ([]Sample, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// AnswerTimes returns each host's answer time as the spiders saw it
+// lately: for each spider, its latest sample taken at or after since;
+// the mean over the spiders that timed answers there, each weighed by its
+// requests in that sample (equally if none made any).
+func AnswerTimes(samples []Sample, since time.Time) map[string]time.Duration {
+	latest := map[string]*Sample{}
+	for i := range samples {
+		s := &samples[i]
+		if !s.At.Before(since) {
+			latest[s.Spider] = s
+		}
+	}
+	type sum struct{ sec, weight float64 }
+	sums := map[string]*sum{}
+	for _, s := range latest {
+		for _, h := range s.Hosts {
+			if h.AnswerSec <= 0 {
+				continue
+			}
+			w := float64(max(h.Requests, 1))
+			if sums[h.Host] == nil {
+				sums[h.Host] = &sum{}
+			}
+			sums[h.Host].sec += h.AnswerSec * w
+			sums[h.Host].weight += w
+		}
+	}
+	out := map[string]time.Duration{}
+	for host, t := range sums {
+		out[host] = time.Duration(t.sec / t.weight * float64(time.Second))
+	}
+	return out
 }
 
 // MadePerHour returns the requests an hour the spiders made at each host

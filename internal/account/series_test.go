@@ -112,3 +112,26 @@ func TestMadePerHour(t *testing.T) {
 		t.Errorf("made per hour %v, want example.org: 2700 (fast's latest 1,800 and slow's 900)", got)
 	}
 }
+
+// A host's answer time is each spider's latest, weighed by the requests
+// each made in that sample; samples older than since and spiders that
+// timed no answer there do not count.
+func TestAnswerTimes(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	at := func(s Sample, host string, requests int, answer float64) Sample {
+		s.Hosts = append(s.Hosts, HostSample{Host: host, Requests: requests, SpanSec: 3600, AnswerSec: answer})
+		return s
+	}
+	ss := []Sample{
+		at(Sample{At: t0, Spider: "fast"}, "a", 100, 9),                                 // superseded by fast's next
+		at(Sample{At: t0.Add(time.Hour), Spider: "fast"}, "a", 300, 0.1),                // 300 × 0.1
+		at(at(Sample{At: t0.Add(time.Hour), Spider: "slow"}, "a", 100, 0.5), "b", 0, 2), // 100 × 0.5; b: no requests, still timed
+		at(Sample{At: t0.Add(time.Hour), Spider: "other"}, "c", 50, 0),                  // never timed
+		at(Sample{At: t0.Add(-3 * time.Hour), Spider: "gone"}, "a", 5000, 7),            // too old
+	}
+	got := AnswerTimes(ss, t0.Add(-time.Hour))
+	want := map[string]time.Duration{"a": 200 * time.Millisecond, "b": 2 * time.Second}
+	if len(got) != len(want) || got["a"] != want["a"] || got["b"] != want["b"] {
+		t.Errorf("answer times %v, want %v", got, want)
+	}
+}

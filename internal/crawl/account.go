@@ -150,13 +150,14 @@ func (r *run) counted(c *list.Cycle) {
 
 // budget is host's budget as this spider sees it: its delay, raised by
 // the host's Crawl-delay as this process or another spider read it (the
-// run's gate: LIST.hosts.d, or the database's table for a list there).
+// run's gate: LIST.hosts.d, or the database's table for a list there),
+// after the host's answers as this spider timed them.
 func (e *Engine) budget(host string, now time.Time) account.Budget {
 	crawlDelay := e.polite.sharedCrawlDelay(host, now)
 	e.polite.mu.Lock()
 	crawlDelay = max(crawlDelay, e.polite.crawl[host])
 	e.polite.mu.Unlock()
-	return account.NewBudget(e.cfg.Delay, "spiders", crawlDelay)
+	return account.NewBudget(e.cfg.Delay, "spiders", crawlDelay, e.obs.answer(host))
 }
 
 // sample appends the run's sample to the series and writes the page.
@@ -169,6 +170,7 @@ func (r *run) sample(hosts []account.HostSample, now time.Time) {
 	for i := range hosts {
 		h := &hosts[i]
 		h.Requests, h.SpanSec = counts[h.Host]-a.fetched[h.Host], now.Sub(a.sampled).Seconds()
+		h.AnswerSec = e.obs.answer(h.Host).Seconds()
 	}
 	a.fetched, a.sampled = counts, now
 	path := e.list.StatePath() + account.SeriesSuffix

@@ -75,6 +75,16 @@ func (o *observations) fetched(host string, d time.Duration) {
 	h.Fetches++
 }
 
+// answer returns host's mean answer time over the run (0: no answer yet).
+func (o *observations) answer(host string) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if h := o.hosts[host]; h != nil {
+		return time.Duration(h.MeanSec * float64(time.Second))
+	}
+	return 0
+}
+
 func (o *observations) failed(err error) {
 	kind := errorKind(err)
 	o.mu.Lock()
