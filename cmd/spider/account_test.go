@@ -31,33 +31,46 @@ func writeAccountList(t *testing.T, path string, n int, now time.Time) {
 	}
 }
 
-// A promise the host's budget cannot keep is said so, with the arithmetic
-// and the options; the JSON carries the same figures.
-func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
+// accountDir returns a directory with a list of n lines (writeAccountList),
+// a config of a 6-minute delay and, for each spider of samples, an account
+// sample of its requests and answer time ({id, requests, answer seconds}).
+func accountDir(t *testing.T, n int, now time.Time, samples ...spiderSample) string {
+	t.Helper()
 	dir := t.TempDir()
-	now := time.Now().UTC().Truncate(time.Second)
-	writeAccountList(t, filepath.Join(dir, "spider.list"), 12, now)
-	// 12 URLs within level 3 every hour, one request every 6 minutes: 10 an hour.
+	writeAccountList(t, filepath.Join(dir, "spider.list"), n, now)
 	if err := os.WriteFile(filepath.Join(dir, "spider.toml"), []byte("delay = \"6m\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, sp := range samples {
+		s := account.Sample{At: now.Add(-10 * time.Minute), Spider: sp.id, Profile: sp.id,
+			Hosts: []account.HostSample{{Host: "example.org", Requests: sp.requests, SpanSec: 1800, AnswerSec: sp.answer}}}
+		if err := account.AppendSeries(filepath.Join(dir, "spider.list"+account.SeriesSuffix), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type spiderSample struct {
+	id       string
+	requests int
+	answer   float64
+}
+
+// A promise the host's budget cannot keep is said so, with the arithmetic
+// and the options; the JSON carries the same figures.
+func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	// 12 URLs within level 3 every hour, one request every 6 minutes: 10
+	// an hour. Two spiders' samples: 6 and 3 requests over their last half
+	// hour.
+	dir := accountDir(t, 12, now, spiderSample{"fast", 6, 0}, spiderSample{"slow", 3, 0})
 	store := meta.Open(filepath.Join(dir, "spider.list"+meta.Suffix), time.Second)
 	if err := store.Put([]meta.Record{
 		{URL: "http://example.org/p0", Attempts: 6, Checks: 5, Changes: 2, Lag: 5 * time.Minute},
 		{URL: "http://example.org/p1", Attempts: 2, Checks: 1, Changes: 1, Lag: 3 * time.Hour},
 	}); err != nil {
 		t.Fatal(err)
-	}
-	// Two spiders' samples: 6 and 3 requests over their last half hour.
-	for _, sp := range []struct {
-		id  string
-		req int
-	}{{"fast", 6}, {"slow", 3}} {
-		s := account.Sample{At: now.Add(-10 * time.Minute), Spider: sp.id, Profile: sp.id,
-			Hosts: []account.HostSample{{Host: "example.org", Requests: sp.req, SpanSec: 1800}}}
-		if err := account.AppendSeries(filepath.Join(dir, "spider.list"+account.SeriesSuffix), s); err != nil {
-			t.Fatal(err)
-		}
 	}
 	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
 	if code != 0 {
@@ -192,23 +205,9 @@ func TestPrintAgesOneDeepLevel(t *testing.T) {
 // ended, so a host answering in 2 minutes at a 6-minute delay takes 7.5
 // requests an hour, not 10, and a promise of 8 an hour no longer fits.
 func TestStatusAccountBudgetAfterAnswers(t *testing.T) {
-	dir := t.TempDir()
 	now := time.Now().UTC().Truncate(time.Second)
-	writeAccountList(t, filepath.Join(dir, "spider.list"), 8, now)
-	if err := os.WriteFile(filepath.Join(dir, "spider.toml"), []byte("delay = \"6m\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, sp := range []struct {
-		id     string
-		req    int
-		answer float64
-	}{{"fast", 1, 60}, {"slow", 3, 140}} { // weighed by requests: 2 minutes
-		s := account.Sample{At: now.Add(-10 * time.Minute), Spider: sp.id, Profile: sp.id,
-			Hosts: []account.HostSample{{Host: "example.org", Requests: sp.req, SpanSec: 1800, AnswerSec: sp.answer}}}
-		if err := account.AppendSeries(filepath.Join(dir, "spider.list"+account.SeriesSuffix), s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Weighed by their requests, the spiders' answers took 2 minutes.
+	dir := accountDir(t, 8, now, spiderSample{"fast", 1, 60}, spiderSample{"slow", 3, 140})
 	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
 	if code != 0 {
 		t.Fatalf("status exit %d: %s", code, stderr)
