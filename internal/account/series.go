@@ -193,13 +193,7 @@ func ReadSeries(path string, since time.Time) ([]Sample, error) {
 // the mean over the spiders that timed answers there, each weighed by its
 // requests in that sample (equally if none made any).
 func AnswerTimes(samples []Sample, since time.Time) map[string]time.Duration {
-	latest := map[string]*Sample{}
-	for i := range samples {
-		s := &samples[i]
-		if !s.At.Before(since) {
-			latest[s.Spider] = s
-		}
-	}
+	latest := latestOfEach(samples, since)
 	type sum struct{ sec, weight float64 }
 	sums := map[string]*sum{}
 	for _, s := range latest {
@@ -222,10 +216,9 @@ func AnswerTimes(samples []Sample, since time.Time) map[string]time.Duration {
 	return out
 }
 
-// MadePerHour returns the requests an hour the spiders made at each host
-// lately: for each spider, its latest sample taken at or after since, its
-// requests over its span; summed over the spiders.
-func MadePerHour(samples []Sample, since time.Time) map[string]float64 {
+// latestOfEach returns each spider's latest sample taken at or after
+// since (samples are in the order they were taken).
+func latestOfEach(samples []Sample, since time.Time) map[string]*Sample {
 	latest := map[string]*Sample{}
 	for i := range samples {
 		s := &samples[i]
@@ -233,6 +226,14 @@ func MadePerHour(samples []Sample, since time.Time) map[string]float64 {
 			latest[s.Spider] = s
 		}
 	}
+	return latest
+}
+
+// MadePerHour returns the requests an hour the spiders made at each host
+// lately: for each spider, its latest sample taken at or after since, its
+// requests over its span; summed over the spiders.
+func MadePerHour(samples []Sample, since time.Time) map[string]float64 {
+	latest := latestOfEach(samples, since)
 	out := map[string]float64{}
 	for _, s := range latest {
 		for _, h := range s.Hosts {
