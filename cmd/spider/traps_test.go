@@ -58,7 +58,7 @@ func TestFilteredShowStatus(t *testing.T) {
 	shows := []struct{ url, want string }{
 		{base + "/index.php?title=Home&action=edit", `filtered  site machinery (edit, history, diff, special pages, API) (action=edit); to follow such links, add "edit" to [scope] follow`},
 		{base + "/feed/", "filtered  feed (/feed/)"},
-		{base + "/a?PHPSESSID=x1&b=2", "filtered  session id removed from the URL: links to it are taken as " + base + "/a?b=2"},
+		{base + "/a?PHPSESSID=x1&b=2", "filtered  session id or cache buster removed from the URL: links to it are taken as " + base + "/a?b=2"},
 		{base + "/cal/2030-01-01", "filtered  near-identical pages of one URL pattern: " + strings.TrimPrefix(base, "http://") + "/cal/N-N-N, capped by spider slow after"},
 		{base + "/cal/2026-11-21", "state"},
 	}

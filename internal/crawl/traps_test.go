@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -458,5 +459,57 @@ func TestTrapsFilter(t *testing.T) {
 	}
 	if rate := float64(seen) / probes; rate > 1.0/250 {
 		t.Errorf("%d of %d unseen keys seen (1 in %.0f), want at most 1 in 250", seen, probes, 1/rate)
+	}
+}
+
+// A page that writes a new time stamp into a link at every view
+// (DokuWiki's task runner image, taskrunner.php?id=start&1795874888) is
+// mirrored with one line for that link, not one per view, and a visit that
+// finds nothing else changed keeps its copy as it was: not written again,
+// counted unchanged. A change elsewhere in the page is still a change.
+func TestCacheBusterIsNoChange(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/runner.php", 200, "runner")
+	v.site.set("/p", 200, "leaf")
+	var views atomic.Int64
+	text := atomic.Value{}
+	text.Store("Home")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			v.site.ServeHTTP(w, r)
+			return
+		}
+		fmt.Fprintf(w, `<p>%s</p><img src="/runner.php?id=home&amp;%d" width="2" height="1"><a href="/p">p</a>`,
+			text.Load(), 1795874888+views.Add(1))
+	}))
+	t.Cleanup(srv.Close)
+	v.base = srv.URL
+	home := filepath.Join(v.mdir, "127.0.0.1:"+strings.Split(srv.URL, ":")[2], "index.html")
+	for visit, edit := range []bool{false, false, false, true} {
+		if visit > 0 {
+			v.clock = v.clock.Add(2 * time.Hour) // every line is due again
+		}
+		if edit {
+			text.Store("Home, edited")
+		}
+		before, _ := os.Stat(home)
+		sum := v.crawl(t, time.Hour)
+		if n := v.lines(t); n != 3 {
+			t.Fatalf("visit %d: %d lines, want 3 (the home page, its image and its link)", visit+1, n)
+		}
+		if visit == 0 {
+			continue
+		}
+		after, err := os.Stat(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rewritten := !after.ModTime().Equal(before.ModTime()) || after.Sys().(*syscall.Stat_t).Ino != before.Sys().(*syscall.Stat_t).Ino
+		if rewritten != edit || (sum.Unchanged >= 3) == edit {
+			t.Errorf("visit %d (page edited: %v): copy written again: %v; %+v", visit+1, edit, rewritten, sum)
+		}
+	}
+	if b, err := os.ReadFile(home); err != nil || !strings.Contains(string(b), "Home, edited") || strings.Contains(string(b), "1795874") {
+		t.Errorf("the copy of the home page (%v):\n%s", err, b)
 	}
 }

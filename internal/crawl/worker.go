@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/history"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 )
@@ -158,12 +160,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	sum := checksum(resp.Body)
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
 	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
-		*rec = history.FetchedOK(*rec, resp, sum, false, now)
-		e.revisit(o, rec, false, nil, now)
-		e.retakeHeld(o)
-		e.polite.retry.ok(en.URL)
-		o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
-		o.count.Unchanged++
+		e.keep(o, resp, file, sum, now)
 		return
 	}
 	var body []byte
@@ -180,14 +177,23 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 		e.obs.warns.note(slog.LevelError, "page not stored", en.URL, "err", err)
 		return
 	}
+	// Each link was decided as the page was rewritten (linkFile); what is
+	// taken from it, compared and counted asks that decision again.
+	judged := e.judgedLinks(links, e.scope.has(en.URL))
+	// A page whose body changed only in its links' cache busters or
+	// session ids (trap.StripSessions) has not changed: its checksum
+	// leaves them out.
+	if parts := volatileParts(links, judged); len(parts) > 0 {
+		if sum = checksum(without(resp.Body, parts)); e.unchanged(en, o.job.rec, file, sum) {
+			e.keep(o, resp, file, sum, now)
+			return
+		}
+	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
 	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
 	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
-	// Each link was decided as the page was rewritten (linkFile); what is
-	// taken from it, compared and counted asks that decision again.
-	judged := e.judgedLinks(links, e.scope.has(en.URL))
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
 	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {
 		pages = pageLinks(links, judged)
@@ -208,6 +214,38 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if isHTML(resp.MediaType) && hub {
 		e.announce(o, rec, pages, now)
 	}
+}
+
+// keep records a fetch of o's line whose copy, file, is current (the
+// body's checksum is sum, as last time): its time advances, the file
+// stays, and the links held back last time are offered again (held.go).
+func (e *Engine) keep(o *outcome, resp *fetch.Response, file, sum string, now time.Time) {
+	*o.rec = history.FetchedOK(*o.rec, resp, sum, false, now)
+	e.revisit(o, o.rec, false, nil, now)
+	e.retakeHeld(o)
+	e.polite.retry.ok(o.job.en.URL)
+	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
+	o.count.Unchanged++
+}
+
+// volatileParts returns what the links' URLs lose as the crawl takes them
+// (judged: the links' decisions): their cache busters and session ids.
+func volatileParts(links []extract.Link, judged []judgedLink) []string {
+	var parts []string
+	for i, l := range links {
+		if judged[i].url != l.URL {
+			parts = append(parts, trap.Volatile(l.URL)...)
+		}
+	}
+	return parts
+}
+
+// without returns body without any of parts.
+func without(body []byte, parts []string) []byte {
+	for _, p := range parts {
+		body = bytes.ReplaceAll(body, []byte(p), nil)
+	}
+	return body
 }
 
 func checksum(b []byte) string {

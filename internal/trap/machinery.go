@@ -18,7 +18,7 @@ var actions = map[string]Family{
 	"edit": Edit, "submit": Edit, "history": Edit, "raw": Edit, "info": Edit, "delete": Edit, "protect": Edit,
 	"unprotect": Edit, "watch": Edit, "unwatch": Edit, "purge": Edit, "rollback": Edit, "revert": Edit,
 	"markpatrolled": Edit, "render": Edit, "credits": Edit, "diff": Edit, "revisions": Edit, "backlink": Edit,
-	"recent": Edit, "source": Edit, "media": Edit, "export_raw": Edit, "reply": Edit, "quote": Edit, "post": Edit, "print": Edit,
+	"recent": Edit, "source": Edit, "media": Edit, "export_raw": Edit, "export_xhtml": Edit, "export_xhtmlbody": Edit, "reply": Edit, "quote": Edit, "post": Edit, "print": Edit,
 	"login": Accounts, "logout": Accounts, "register": Accounts, "profile": Accounts, "resendpwd": Accounts,
 	"feed": Feeds, "rss": Feeds, "atom": Feeds,
 }
@@ -86,6 +86,8 @@ func queryMachinery(query string) (Family, string) {
 			v = dec
 		}
 		switch {
+		case k == "do" && v == "index":
+			return Edit, "do=index" // DokuWiki's sitemap, one per page it is asked from
 		case k == "action" || k == "do" || k == "mode":
 			if f, ok := actions[v]; ok {
 				return f, k + "=" + v

@@ -39,8 +39,9 @@ const (
 	Accounts Family = "accounts"
 	// Sort: the same listing re-sorted (sort=, order=, Apache's ?C=N;O=D).
 	Sort Family = "sort"
-	// Sessions: session ids in links, new for every visit. They are not
-	// cut but removed (StripSessions); following the family keeps them.
+	// Sessions: session ids and cache-busting time stamps in links, new
+	// for every visit. They are not cut but removed (StripSessions);
+	// following the family keeps them.
 	Sessions Family = "sessions"
 )
 
@@ -102,7 +103,7 @@ func (f Family) Reason() string {
 	case Sort:
 		return "re-sorted listing"
 	case Sessions:
-		return "session id removed from the URL"
+		return "session id or cache buster removed from the URL"
 	}
 	return string(f)
 }

@@ -2,6 +2,7 @@ package trap
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,13 @@ func TestMachinery(t *testing.T) {
 		{"http://f.example/posting.php?mode=reply&t=1", Edit, "/posting.php"},
 		{"http://f.example/ucp.php?mode=login", Accounts, "/ucp.php"},
 		{"http://d.example/doku.php?id=start&do=revisions", Edit, "do=revisions"},
+		// What spider followed on a real DokuWiki 2022-07-31: the sitemap
+		// from every page (<link rel="contents">) and each page's plain
+		// HTML export (<link rel="alternate" type="text/html">).
+		{"http://d.example/doku.php?id=bench:page_5&do=index", Edit, "do=index"},
+		{"http://d.example/doku.php?do=export_xhtml&id=bench:page_5", Edit, "do=export_xhtml"},
+		{"http://d.example/doku.php?id=bench:page_5", "", ""},
+		{"http://s.example/index.php?action=index", "", ""},
 		// Feeds.
 		{"http://b.example/feed/", Feeds, "/feed/"},
 		{"http://b.example/comments/feed/", Feeds, "/feed/"},
@@ -98,6 +106,17 @@ func TestStripSessions(t *testing.T) {
 		"http://s.example/search?s=hello+world":              "http://s.example/search?s=hello+world",
 		"http://s.example/list?b=2;c=3":                      "http://s.example/list?b=2;c=3",
 		"http://s.example/":                                  "http://s.example/",
+		// Cache busters: a time stamp new for every page view.
+		"http://d.example/lib/exe/taskrunner.php?id=start&1795874888": "http://d.example/lib/exe/taskrunner.php?id=start",
+		"http://d.example/lib/exe/taskrunner.php?1795874888&id=start": "http://d.example/lib/exe/taskrunner.php?id=start",
+		"http://s.example/api/list?q=x&_=1795874888123":               "http://s.example/api/list?q=x",
+		"http://s.example/api/list?_=1795874888":                      "http://s.example/api/list",
+		"http://s.example/article.php?1795874888":                     "http://s.example/article.php?1795874888",
+		"http://s.example/a?id=x&999999999":                           "http://s.example/a?id=x&999999999",
+		"http://s.example/a?id=x&4102444800":                          "http://s.example/a?id=x&4102444800",
+		"http://s.example/a?id=x&17958748881":                         "http://s.example/a?id=x&17958748881",
+		"http://s.example/a?id=x&t=1795874888":                        "http://s.example/a?id=x&t=1795874888",
+		"http://s.example/a?id=x&_=abc":                               "http://s.example/a?id=x&_=abc",
 	} {
 		if got := StripSessions(u); got != want {
 			t.Errorf("StripSessions(%s) = %s, want %s", u, got, want)
@@ -105,6 +124,24 @@ func TestStripSessions(t *testing.T) {
 	}
 	if u := "http://s.example/a?PHPSESSID=x1"; (Config{Follow: []Family{Sessions}}).Strip(u) != u || (Config{}).Strip(u) != "http://s.example/a" {
 		t.Error("Strip does not keep the session id when the family is followed, or keeps it when not")
+	}
+}
+
+func TestVolatile(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		want []string
+	}{
+		{"http://d.example/lib/exe/taskrunner.php?id=start&1795874888", []string{"1795874888"}},
+		{"http://s.example/a;jsessionid=ABC123?x=1&_=1795874888123", []string{";jsessionid=ABC123", "_=1795874888123"}},
+		{"http://s.example/a?PHPSESSID=x1&b=2", []string{"PHPSESSID=x1"}},
+		{"http://s.example/article.php?1795874888", nil},
+		{"http://s.example/a?id=x&t=1795874888", nil},
+		{"http://s.example/", nil},
+	} {
+		if got := Volatile(tt.url); !slices.Equal(got, tt.want) {
+			t.Errorf("Volatile(%s) = %q, want %q", tt.url, got, tt.want)
+		}
 	}
 }
 
