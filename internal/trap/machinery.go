@@ -30,7 +30,7 @@ var lastSegments = map[string]Family{
 	"signout": Accounts, "sign_in": Accounts, "sign_out": Accounts, "log_in": Accounts, "log_out": Accounts,
 	"register": Accounts, "signup": Accounts, "sign_up": Accounts,
 	"feed": Feeds, "rss": Feeds, "rss.xml": Feeds, "atom.xml": Feeds, "feed.xml": Feeds,
-	"rss2": Feeds, "comments.rss": Feeds,
+	"rss2": Feeds, "comments.rss": Feeds, "feed.php": Feeds,
 }
 
 // Any path segment (lower case) by family.

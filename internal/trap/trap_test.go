@@ -52,6 +52,7 @@ func TestMachinery(t *testing.T) {
 		{"http://d.example/doku.php?id=bench:page_5&do=index", Edit, "do=index"},
 		{"http://d.example/doku.php?do=export_xhtml&id=bench:page_5", Edit, "do=export_xhtml"},
 		{"http://d.example/doku.php?id=bench:page_5", "", ""},
+		{"http://d.example/feed.php?mode=list&ns=bench", Feeds, "/feed.php"},
 		{"http://s.example/index.php?action=index", "", ""},
 		// Feeds.
 		{"http://b.example/feed/", Feeds, "/feed/"},
