@@ -106,9 +106,11 @@ func (r Rule) Spans(v string) []Span {
 // LinkKind classifies a <link> by its rel tokens: a style sheet is Style;
 // other resources the page loads (icons, preload, manifest) are
 // requisites; hints that name an origin rather than a resource
-// (preconnect, dns-prefetch) are no link at all; everything else
-// (canonical, alternate, next, prev, ...) names another document, a page to
-// crawl.
+// (preconnect, dns-prefetch), another name of the page itself
+// (shortlink: WordPress's /?p=ID, a redirect to the page) and the
+// endpoints of blog editors (pingback, EditURI, wlwmanifest) are no link
+// at all; everything else (canonical, alternate, next, prev, ...) names
+// another document, a page to crawl.
 func LinkKind(rel string) (Kind, bool) {
 	hintOnly := false
 	toks := strings.Fields(strings.ToLower(rel))
@@ -121,7 +123,8 @@ func LinkKind(rel string) (Kind, bool) {
 			strings.HasPrefix(tok, "apple-touch-icon"), tok == "manifest",
 			tok == "preload", tok == "modulepreload", tok == "prefetch", tok == "image_src":
 			return Requisite, true
-		case tok == "preconnect", tok == "dns-prefetch":
+		case tok == "preconnect", tok == "dns-prefetch", tok == "shortlink",
+			tok == "pingback", tok == "edituri", tok == "wlwmanifest":
 			hintOnly = true
 		}
 	}

@@ -74,6 +74,13 @@ func TestClassify(t *testing.T) {
 		{"link", "href", map[string]string{"rel": "canonical"}, "page"},
 		{"link", "href", nil, "page"},
 		{"link", "href", map[string]string{"rel": "preconnect"}, "none"},
+		// WordPress 6.1's head: the post's short link, a redirect to it,
+		// and the endpoints of blog editors.
+		{"link", "href", map[string]string{"rel": "shortlink"}, "none"},
+		{"link", "href", map[string]string{"rel": "pingback"}, "none"},
+		{"link", "href", map[string]string{"rel": "EditURI"}, "none"},
+		{"link", "href", map[string]string{"rel": "wlwmanifest"}, "none"},
+		{"link", "href", map[string]string{"rel": "alternate"}, "page"},
 		{"meta", "content", map[string]string{"http-equiv": " Refresh "}, "page"},
 		{"meta", "content", map[string]string{"http-equiv": "content-type"}, "none"},
 		{"meta", "content", map[string]string{"name": "refresh"}, "none"},
