@@ -44,7 +44,7 @@ type Record struct {
 	URL          string    `json:"url"`
 	ETag         string    `json:"etag,omitempty"`          // as served with the last 2xx
 	LastModified string    `json:"last_modified,omitempty"` // as served with the last 2xx
-	Checksum     string    `json:"sha256,omitempty"`        // hex SHA-256 of the last 2xx body, as served
+	Checksum     string    `json:"sha256,omitempty"`        // hex SHA-256 of the last 2xx body, as served but for its links' cache busters and session ids (internal/crawl)
 	MediaType    string    `json:"media_type,omitempty"`
 	Size         int64     `json:"size,omitempty"`      // bytes of the last 2xx body
 	Status       int       `json:"status,omitempty"`    // HTTP status of the last attempt; 0 = no answer
