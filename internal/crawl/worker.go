@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/extract"
@@ -234,7 +235,11 @@ func volatileParts(links []extract.Link, judged []judgedLink) []string {
 	var parts []string
 	for i, l := range links {
 		if judged[i].url != l.URL {
-			parts = append(parts, trap.Volatile(l.URL)...)
+			for _, p := range trap.Volatile(l.URL) {
+				if !slices.Contains(parts, p) { // a session id is in every link
+					parts = append(parts, p)
+				}
+			}
 		}
 	}
 	return parts

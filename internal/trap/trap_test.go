@@ -312,6 +312,8 @@ func FuzzURL(f *testing.F) {
 	f.Add("http://a.example/2026/11/21/?C=N;O=D")
 	f.Add("https://a.example/%zz;jsessionid=?&&=;")
 	f.Add("x")
+	f.Add("http://d.example/lib/exe/taskrunner.php?id=start&1795874888")
+	f.Add("http://s.example/a?1795874888&_=1795874888123;sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0")
 	f.Fuzz(func(t *testing.T, u string) {
 		if fam, sign := Machinery(u); fam != "" && sign == "" {
 			t.Fatalf("Machinery(%q) = %q without a sign", u, fam)
@@ -321,8 +323,18 @@ func FuzzURL(f *testing.F) {
 		}
 		Dated(u)
 		Shape(u)
-		if s := StripSessions(u); len(s) > len(u) || StripSessions(s) != s {
+		s := StripSessions(u)
+		if len(s) > len(u) || StripSessions(s) != s {
 			t.Fatalf("StripSessions(%q) = %q: longer, or not stable", u, s)
+		}
+		parts := Volatile(u)
+		for _, p := range parts {
+			if p == "" || !strings.Contains(u, p) {
+				t.Fatalf("Volatile(%q) = %q: not parts of it", u, parts)
+			}
+		}
+		if (len(parts) > 0) != (s != u) && !strings.Contains(u, "#") {
+			t.Fatalf("Volatile(%q) = %q, but StripSessions gives %q", u, parts, s)
 		}
 	})
 }
