@@ -217,22 +217,57 @@ func TestBackoffBoundsRetries(t *testing.T) {
 }
 
 // Redirect targets become lines of their own; the redirecting URL keeps a
-// copy so links to it work in the mirror.
+// copy so links to it work in the mirror: a page that forwards to the
+// target's copy, which the target's own line keeps current. A later visit
+// that finds the same redirect does not fetch the target through it (once
+// a visit, by its own line, not twice), and keeps the copy; a redirect
+// elsewhere forwards there. A redirect to a file that is not a page keeps
+// a copy of it.
 func TestRedirectTargetJoinsList(t *testing.T) {
 	v := newEnv(t)
-	v.site.set("/", 200, `<a href="/old">o</a>`)
-	v.site.set("/new", 200, "moved here")
-	mux := http.NewServeMux()
-	mux.Handle("/", v.site)
-	mux.Handle("/old", http.RedirectHandler("/new", http.StatusMovedPermanently))
-	ts := httptest.NewServer(mux)
-	defer ts.Close()
-	v.base = ts.URL
-	v.crawl(t, time.Hour)
-	old, moved := v.line(t, v.base+"/old"), v.line(t, v.base+"/new")
-	if old.State != list.Downloaded || moved.State != list.Downloaded || v.file(t, old.File) != "moved here" {
-		t.Errorf("old %+v, new %+v", old, moved)
+	v.site.set("/", 200, `<a href="/old">o</a> <a href="/logo">l</a>`)
+	v.site.set("/old", 301, "/new")
+	v.site.set("/new", 200, "<p>moved here</p>")
+	v.site.set("/new2", 200, "<p>moved again</p>")
+	v.site.set("/logo", 302, "/logo.png")
+	v.site.set("/logo.png", 200, "PNG")
+	forwards := func(from, to string) {
+		t.Helper()
+		old, moved := v.line(t, v.base+from), v.line(t, v.base+to)
+		want := string(rewrite.Forward(rewrite.Rel(old.File, moved.File)))
+		if old.State != list.Downloaded || moved.State != list.Downloaded || v.file(t, old.File) != want {
+			t.Errorf("%s %+v (%q), %s %+v", from, old, v.file(t, old.File), to, moved)
+		}
+		if r := historyOf(t, v.list, v.base+from); !r.Forwards || r.RedirectTo != v.base+to {
+			t.Errorf("%s records %+v, want a copy that forwards to %s", from, r, to)
+		}
 	}
+	v.crawl(t, time.Hour)
+	forwards("/old", "/new")
+	if got := v.file(t, v.line(t, v.base+"/logo").File); got != "PNG" {
+		t.Errorf("/logo's copy holds %q, want the image", got)
+	}
+	if n := v.site.hits["/new"]; n != 2 {
+		t.Errorf("/new requested %d times by a first visit, want 2 (its line and the redirect)", n)
+	}
+	v.clock = v.clock.Add(2 * time.Hour) // every line is due again
+	v.crawl(t, time.Hour)
+	forwards("/old", "/new")
+	if n := v.site.hits["/new"]; n != 3 {
+		t.Errorf("/new requested %d times after a second visit, want 3: once more, by its own line", n)
+	}
+	if r := historyOf(t, v.list, v.base+"/old"); r.Status != 301 || r.Unchanged != 1 {
+		t.Errorf("/old records %+v after the same redirect, want 301 and unchanged", r)
+	}
+	if n := v.site.hits["/logo.png"]; n != 4 {
+		t.Errorf("/logo.png requested %d times, want 4: a copy of what is not a page is fetched through the redirect", n)
+	}
+	v.site.set("/old", 301, "/new2")
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(2 * time.Hour) // /new2 is found by this visit, fetched by the next
+	v.crawl(t, time.Hour)
+	forwards("/old", "/new2")
 }
 
 // A spider that has not published a heartbeat for half its lease (it was

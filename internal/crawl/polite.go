@@ -205,8 +205,10 @@ type turn struct {
 // errHopStopped, a turn that could not be had waitCtx's error. gated
 // takes the first turn through the shared gate whatever the host's pace
 // (acquireGated: robots.txt). turned, if not nil, is called once the
-// first turn came, before the request.
-func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string, hdr http.Header, gated bool, turned func()) (*fetch.Response, time.Duration, error) {
+// first turn came, before the request. A redirect hop to same (unless "")
+// is not made: the fetch returns the redirect as a *fetch.HTTPError
+// (sameRedirect).
+func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string, hdr http.Header, gated bool, turned func(), same string) (*fetch.Response, time.Duration, error) {
 	acquire := p.acquire
 	if gated {
 		acquire = p.acquireGated
@@ -220,7 +222,16 @@ func (p *politeness) get(ctx, waitCtx context.Context, f *fetch.Client, u string
 	}
 	began := time.Now()
 	t := &turn{p: p, waitCtx: waitCtx, release: release}
-	resp, err := f.GetPaced(ctx, u, hdr, t.hop)
+	hop := t.hop
+	if same != "" {
+		hop = func(ctx context.Context, next string) error {
+			if next == same {
+				return http.ErrUseLastResponse
+			}
+			return t.hop(ctx, next)
+		}
+	}
+	resp, err := f.GetPaced(ctx, u, hdr, hop)
 	t.release(err)
 	return resp, time.Since(began), err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/history"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
@@ -58,11 +59,19 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	if e.robotsDenied(runCtx, o) {
 		return o
 	}
-	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false, j.turn.came)
+	// A copy that forwards to the page the URL redirected to is current as
+	// long as the URL redirects there: that page has a line of its own and
+	// is not fetched again through the redirect.
+	var same string
+	if j.rec.Forwards && en.File != "" && !mayBeBannered(en, j.rec) {
+		same = j.rec.RedirectTo
+	}
+	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false, j.turn.came, same)
+	redirected := sameRedirect(err, same)
 	if runCtx.Err() != nil && (errors.Is(err, errHopStopped) || errors.Is(err, runCtx.Err())) {
 		return o // stopped before the request, or a redirect hop, could go: the line goes back
 	}
-	if err == nil || fetch.Gone(err) || fetch.NotModified(err) {
+	if err == nil || fetch.Gone(err) || fetch.NotModified(err) || redirected != 0 {
 		e.obs.fetched(hostOf(en.URL), took)
 	}
 	now := e.cfg.Now()
@@ -77,9 +86,13 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	switch {
 	case err == nil:
 		e.store(o, resp, now)
-	case fetch.NotModified(err) && en.File != "" && !mayBeBannered(en, j.rec):
+	case (fetch.NotModified(err) || redirected != 0) && en.File != "" && !mayBeBannered(en, j.rec):
 		// The copy is current: its time advances, the file stays.
-		rec = history.NotModified(rec, now)
+		if redirected != 0 {
+			rec = history.Redirected(rec, redirected, now)
+		} else {
+			rec = history.NotModified(rec, now)
+		}
 		e.revisit(o, &rec, false, nil, now)
 		e.retakeHeld(o)
 		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
@@ -92,6 +105,16 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 		e.failed(o, err, now)
 	}
 	return o
+}
+
+// sameRedirect returns the status of the redirect to same that get did not
+// follow (err), or 0.
+func sameRedirect(err error, same string) int {
+	var he *fetch.HTTPError
+	if same == "" || !errors.As(err, &he) || he.StatusCode < 300 || he.StatusCode > 399 {
+		return 0
+	}
+	return he.StatusCode
 }
 
 // gone applies a 404 or 410 to the outcome o: archived once confirmed
@@ -158,9 +181,14 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 		o.rec, o.adds = nil, nil
 		return
 	}
+	// A URL that redirects to a page (a line of its own, which keeps its
+	// copy current) gets a copy that forwards there (meta.Record.Forwards).
+	forwards := len(resp.Redirects) > 0 && resp.URL != en.URL && isHTML(resp.MediaType) && e.scope.has(resp.URL)
 	sum := checksum(resp.Body)
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
-	if err == nil && e.unchanged(en, o.job.rec, file, sum) {
+	// The copy is of the same kind, and forwards to the same page if any.
+	kept := forwards == o.job.rec.Forwards && (!forwards || resp.URL == o.job.rec.RedirectTo)
+	if err == nil && kept && e.unchanged(en, o.job.rec, file, sum) {
 		e.keep(o, resp, file, sum, now)
 		return
 	}
@@ -185,15 +213,21 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	// session ids (trap.StripSessions) has not changed: its checksum
 	// leaves them out.
 	if parts := volatileParts(links, judged); len(parts) > 0 {
-		if sum = checksum(without(resp.Body, parts)); e.unchanged(en, o.job.rec, file, sum) {
+		if sum = checksum(without(resp.Body, parts)); kept && e.unchanged(en, o.job.rec, file, sum) {
 			e.keep(o, resp, file, sum, now)
 			return
 		}
+	}
+	if to, err := e.cfg.Layout.Path(resp.URL, resp.MediaType); forwards && err == nil {
+		body = rewrite.Forward(rewrite.Rel(file, to))
+	} else {
+		forwards = false
 	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
 	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
 	*rec = history.FetchedOK(*rec, resp, sum, true, now)
+	rec.Forwards = forwards
 	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
 	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {

@@ -58,6 +58,15 @@ func NotModified(rec meta.Record, now time.Time) meta.Record {
 	return rec
 }
 
+// Redirected is NotModified for a URL whose copy forwards to the page it
+// redirected to (meta.Record.Forwards), which answered status redirecting
+// there again: the copy is current.
+func Redirected(rec meta.Record, status int, now time.Time) meta.Record {
+	rec = NotModified(rec, now)
+	rec.Status, rec.Reason = status, "unchanged: redirects to the same page as last time"
+	return rec
+}
+
 // GoneRule says how much evidence archives a page that answers 404: Count
 // answers whose first and last are at least Span apart, with no success
 // between. A single answer spans nothing: with Count 1 the first 404

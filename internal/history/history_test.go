@@ -199,6 +199,11 @@ func TestNotModifiedAndAttempted(t *testing.T) {
 	if rec.Status != 304 || rec.Fails != 0 || rec.NotFound != 0 || !rec.RetryAt.IsZero() || rec.Unchanged != 1 || !rec.LastOK.Equal(now) {
 		t.Errorf("not modified: %+v", rec)
 	}
+	fw := meta.Record{RedirectTo: "http://h/new", Forwards: true, Fails: 1, Checksum: "c"}
+	if r := Redirected(fw, 308, now); r.Status != 308 || r.Unchanged != 1 || r.Fails != 0 || !r.LastOK.Equal(now) ||
+		r.RedirectTo != fw.RedirectTo || !r.Forwards || r.Checksum != "c" || !strings.Contains(r.Reason, "same page") {
+		t.Errorf("redirected: %+v", r)
+	}
 }
 
 func TestConditional(t *testing.T) {

@@ -31,6 +31,7 @@ type stored struct {
 	LastChanged   int64  `json:"lc,omitempty"`
 	RetryAt       int64  `json:"ra,omitempty"`
 	RedirectTo    string `json:"rt,omitempty"`
+	Forwards      bool   `json:"fw,omitempty"`
 	NotFoundSince int64  `json:"ns,omitempty"`
 	// Held links, each as its kind's digit, "!" if nofollow, and its URL:
 	// a path where the link shares the page's origin. A record without
@@ -102,7 +103,7 @@ func encode(r Record) ([]byte, error) {
 		ETag: r.ETag, LastModified: r.LastModified, Checksum: r.Checksum, MediaType: r.MediaType, Size: r.Size,
 		Status: r.Status, Error: r.Error, Reason: r.Reason, Attempts: r.Attempts, Fails: r.Fails,
 		NotFound: r.NotFound, Unchanged: r.Unchanged, LastAttempt: unix(r.LastAttempt), LastOK: unix(r.LastOK),
-		LastChanged: unix(r.LastChanged), RetryAt: unix(r.RetryAt), RedirectTo: r.RedirectTo,
+		LastChanged: unix(r.LastChanged), RetryAt: unix(r.RetryAt), RedirectTo: r.RedirectTo, Forwards: r.Forwards,
 		NotFoundSince: unix(r.NotFoundSince),
 		Held:          encodeLinks(r.URL, r.Held),
 		Visits:        encodeVisits(r.Visits), Checks: r.Checks, Changes: r.Changes, Links: r.Links,
@@ -119,7 +120,7 @@ func decode(url string, b []byte) (Record, error) {
 		ETag: s.ETag, LastModified: s.LastModified, Checksum: s.Checksum, MediaType: s.MediaType, Size: s.Size,
 		Status: s.Status, Error: s.Error, Reason: s.Reason, Attempts: s.Attempts, Fails: s.Fails,
 		NotFound: s.NotFound, Unchanged: s.Unchanged, LastAttempt: fromUnix(s.LastAttempt), LastOK: fromUnix(s.LastOK),
-		LastChanged: fromUnix(s.LastChanged), RetryAt: fromUnix(s.RetryAt), RedirectTo: s.RedirectTo,
+		LastChanged: fromUnix(s.LastChanged), RetryAt: fromUnix(s.RetryAt), RedirectTo: s.RedirectTo, Forwards: s.Forwards,
 		NotFoundSince: fromUnix(s.NotFoundSince),
 		Held:          decodeLinks(url, s.Held),
 		Visits:        decodeVisits(s.Visits), Checks: s.Checks, Changes: s.Changes, Links: s.Links,

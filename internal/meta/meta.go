@@ -59,6 +59,9 @@ type Record struct {
 	LastChanged  time.Time `json:"last_changed,omitzero"` // last 2xx whose body differed
 	RetryAt      time.Time `json:"retry_at,omitzero"`     // no attempt before this time
 	RedirectTo   string    `json:"redirect_to,omitempty"` // final URL of the last redirect chain
+	// Forwards says the copy is a page that forwards to RedirectTo's copy
+	// (a redirect to a page, which is a line of its own), not a copy of it.
+	Forwards bool `json:"forwards,omitempty"`
 	// The first of the NotFound 404 answers; zero when NotFound is 0.
 	NotFoundSince time.Time `json:"not_found_since,omitzero"`
 	// Held are links of the page that a budget held back (internal/crawl:
