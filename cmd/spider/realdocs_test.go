@@ -122,7 +122,11 @@ type nginx struct {
 	url    string // http://127.0.0.1:port
 	log    string // access log: one "status method uri" a request
 	offset int64  // where requests reads from
+	marks  int    // probes asked for by mark
 }
+
+// probe is the path startNginx asks for until nginx answers.
+const probe = "/spider-test-probe"
 
 // startNginx serves root with nginx until the test ends.
 func startNginx(t *testing.T, root string) *nginx {
@@ -190,7 +194,7 @@ http {
 			t.Fatalf("nginx exited: %v\n%s", err, b)
 		default:
 		}
-		resp, err := http.Get(n.url + "/robots.txt")
+		resp, err := http.Get(n.url + probe)
 		if err != nil {
 			return false
 		}
@@ -201,21 +205,33 @@ http {
 	return n
 }
 
-// mark makes requests begin after the requests logged so far.
+// mark makes requests begin after every request nginx answered so far.
+// nginx logs a request once it has answered it, so the last answers' lines
+// may still be on their way: mark asks for a probe and waits for its line.
+// nginx's one worker finishes requests in turn, so the lines before it
+// are all in.
 func (n *nginx) mark(t *testing.T) {
 	t.Helper()
-	fi, err := os.Stat(n.log)
+	n.marks++
+	p := fmt.Sprintf("%s?%d", probe, n.marks)
+	resp, err := http.Get(n.url + p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.offset = fi.Size()
+	resp.Body.Close()
+	eventually(t, 30*time.Second, "nginx logging "+p, func() bool {
+		b, err := os.ReadFile(n.log)
+		if i := bytes.Index(b, []byte(" "+p+"\n")); err == nil && i >= 0 {
+			n.offset = int64(i + len(p) + 2)
+			return true
+		}
+		return false
+	})
 }
 
 // requests returns the status of each path requested since mark (the
 // last, for a path requested more than once), and fails the test for a
-// page or file requested more than once or a method but GET. robots.txt
-// is left out of that count: about one run in fifteen asks for it twice,
-// for a reason not found yet (noted in the issue).
+// path requested more than once or a method but GET.
 func (n *nginx) requests(t *testing.T) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(n.log)
@@ -229,7 +245,7 @@ func (n *nginx) requests(t *testing.T) map[string]string {
 			t.Errorf("access log: %q", line)
 			continue
 		}
-		if got[f[2]] != "" && f[2] != "/robots.txt" {
+		if got[f[2]] != "" {
 			t.Errorf("%s requested twice in one run (%s, then %s)", f[2], got[f[2]], f[0])
 		}
 		got[f[2]] = f[0]
