@@ -295,7 +295,9 @@ func printHistory(row rowFunc, h *meta.Record) {
 	if !h.RetryAt.IsZero() {
 		row("retry after", "%s", stamp(h.RetryAt))
 	}
-	if h.RedirectTo != "" {
+	if h.RedirectTo != "" && h.Forwards {
+		row("redirects to", "%s (the copy forwards to its copy)", h.RedirectTo)
+	} else if h.RedirectTo != "" {
 		row("redirects to", "%s", h.RedirectTo)
 	}
 	if h.ETag != "" || h.LastModified != "" {
