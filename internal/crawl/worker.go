@@ -181,9 +181,8 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 		o.rec, o.adds = nil, nil
 		return
 	}
-	// A URL that redirects to a page (a line of its own, which keeps its
-	// copy current) gets a copy that forwards there (meta.Record.Forwards).
-	forwards := len(resp.Redirects) > 0 && resp.URL != en.URL && isHTML(resp.MediaType) && e.scope.has(resp.URL)
+	to := e.forwardFile(en, resp)
+	forwards := to != ""
 	sum := checksum(resp.Body)
 	file, err := e.cfg.Layout.Path(en.URL, resp.MediaType)
 	// The copy is of the same kind, and forwards to the same page if any.
@@ -199,11 +198,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 		body, links, linksErr, err = e.transform(file, resp)
 	}
 	if err != nil {
-		*rec = history.Failed(*rec, err, now)
-		o.res.State = failedState(en)
-		e.polite.retry.hold(en.URL, rec.RetryAt)
-		o.count.Errors++
-		e.obs.warns.note(slog.LevelError, "page not stored", en.URL, "err", err)
+		e.notStored(o, err, now)
 		return
 	}
 	// Each link was decided as the page was rewritten (linkFile); what is
@@ -218,10 +213,8 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 			return
 		}
 	}
-	if to, err := e.cfg.Layout.Path(resp.URL, resp.MediaType); forwards && err == nil {
+	if forwards {
 		body = rewrite.Forward(rewrite.Rel(file, to))
-	} else {
-		forwards = false
 	}
 	// Committed before the pass that records it (commit.go); the mirror's
 	// index hears of the change once it is on disk.
@@ -249,6 +242,33 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if isHTML(resp.MediaType) && hub {
 		e.announce(o, rec, pages, now)
 	}
+}
+
+// forwardFile returns the file of the page the line en's URL redirected to
+// (resp) if the line's copy is to forward there, "" if the copy is the
+// body itself: a URL that redirects to a page in scope, a line of its own
+// which keeps its copy current, gets a page that forwards there
+// (meta.Record.Forwards); a redirect to anything else (an image a page
+// shows) keeps a copy.
+func (e *Engine) forwardFile(en list.Entry, resp *fetch.Response) string {
+	if len(resp.Redirects) == 0 || resp.URL == en.URL || !isHTML(resp.MediaType) || !e.scope.has(resp.URL) {
+		return ""
+	}
+	to, err := e.cfg.Layout.Path(resp.URL, resp.MediaType)
+	if err != nil {
+		return ""
+	}
+	return to
+}
+
+// notStored records a fetch of o's line whose copy could not be made
+// (err): the line fails, and its old copy, if any, stays.
+func (e *Engine) notStored(o *outcome, err error, now time.Time) {
+	*o.rec = history.Failed(*o.rec, err, now)
+	o.res.State = failedState(o.job.en)
+	e.polite.retry.hold(o.job.en.URL, o.rec.RetryAt)
+	o.count.Errors++
+	e.obs.warns.note(slog.LevelError, "page not stored", o.job.en.URL, "err", err)
 }
 
 // keep records a fetch of o's line whose copy, file, is current (the
