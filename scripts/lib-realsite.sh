@@ -8,8 +8,9 @@
 # (scripts/bench-realsite.py, which writes the wiki's dump) and, if the
 # wiki needs more settings, extra_settings (PHP lines for bench.php). It
 # gets: die, say, install_packages, free_port, write_settings PORT, mwphp,
-# setup_wiki, restore_wiki, start_server NAME (sets port and server_pid) and
-# stop_server, which it should trap on EXIT.
+# setup_wiki, restore_wiki, apache_conf DIR PORT, launch_apache DIR,
+# start_server NAME (sets port and server_pid) and stop_server, which it
+# should trap on EXIT.
 
 mw=/usr/share/mediawiki
 packages="mediawiki apache2 libapache2-mod-php php-sqlite3 php-apcu php-intl php-mbstring php-xml wget"
@@ -154,6 +155,49 @@ restore_wiki() {
 	chown -R www-data:www-data "$w/data"
 }
 
+# apache_conf DIR PORT: the settings every apache of these scripts starts
+# from: prefork and mod_php as www-data, on 127.0.0.1:PORT only, its pid
+# and error log in DIR, nothing served until a site's settings grant it.
+apache_conf() {
+	cat <<EOF
+ServerRoot /etc/apache2
+ServerName 127.0.0.1
+Listen 127.0.0.1:$2
+DefaultRuntimeDir $1
+PidFile $1/apache.pid
+User www-data
+Group www-data
+ErrorLog $1/error.log
+LogLevel warn
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so
+LoadModule php_module /usr/lib/apache2/modules/libphp8.2.so
+StartServers 8
+MinSpareServers 8
+MaxRequestWorkers 32
+TypesConfig /etc/mime.types
+<Directory />
+	Require all denied
+	AllowOverride None
+</Directory>
+<FilesMatch "\.php$">
+	SetHandler application/x-httpd-php
+</FilesMatch>
+EOF
+}
+
+# launch_apache DIR: starts apache on DIR/apache.conf; sets server_pid.
+# setsid execs apache (this subshell leads no group), so $! is apache.
+launch_apache() {
+	setsid apache2 -f "$1/apache.conf" -DFOREGROUND >"$1/stdout.log" 2>&1 &
+	server_pid=$!
+}
+
 # start_server NAME: apache for one tool's run, its access log in
 # WORK/runs/NAME/access.log; sets port and server_pid.
 start_server() {
@@ -162,27 +206,9 @@ start_server() {
 	mkdir -p "$a"
 	port=$(free_port)
 	write_settings "$port"
-	cat >"$a/apache.conf" <<EOF
-ServerRoot /etc/apache2
-ServerName 127.0.0.1
-Listen 127.0.0.1:$port
-DefaultRuntimeDir $a
-PidFile $a/apache.pid
-User www-data
-Group www-data
-ErrorLog $a/error.log
-LogLevel warn
-LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
-LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
-LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
-LoadModule env_module /usr/lib/apache2/modules/mod_env.so
-LoadModule php_module /usr/lib/apache2/modules/libphp8.2.so
-StartServers 8
-MinSpareServers 8
-MaxRequestWorkers 32
-TypesConfig /etc/mime.types
+	{
+		apache_conf "$a" "$port"
+		cat <<EOF
 LogFormat "%h %t \"%r\" %>s %b %D \"%{User-Agent}i\"" bench
 CustomLog $run/access.log bench
 DocumentRoot $mw
@@ -191,10 +217,6 @@ Alias /w/images $work/wiki/images
 Alias /wiki $mw/index.php
 Alias /w $mw
 SetEnv MW_CONFIG_FILE $work/wiki/conf/LocalSettings.php
-<Directory />
-	Require all denied
-	AllowOverride None
-</Directory>
 <Directory $mw>
 	Require all granted
 	DirectoryIndex index.php
@@ -203,13 +225,9 @@ SetEnv MW_CONFIG_FILE $work/wiki/conf/LocalSettings.php
 	Require all granted
 	php_admin_flag engine off
 </Directory>
-<FilesMatch "\.php$">
-	SetHandler application/x-httpd-php
-</FilesMatch>
 EOF
-	# setsid execs apache (this subshell leads no group), so $! is apache.
-	setsid apache2 -f "$a/apache.conf" -DFOREGROUND >"$a/stdout.log" 2>&1 &
-	server_pid=$!
+	} >"$a/apache.conf"
+	launch_apache "$a"
 	local _
 	for _ in $(seq 100); do
 		if wget -q -O "$a/probe.html" -U bench-realsite-probe "http://127.0.0.1:$port/wiki/Main_Page" 2>/dev/null &&
