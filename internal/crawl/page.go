@@ -47,8 +47,9 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // page on any host, so that a page looks in the mirror as it does online
 // even when its site loads them from elsewhere (a CDN). Pages on other
 // hosts are never followed, nor site machinery and links into a capped
-// URL pattern (traps.go). Links it mirrors are rewritten to their files;
-// others stay absolute. decideLink asks, once for both.
+// URL pattern (traps.go); of requisites, only beacons are left out.
+// Links it mirrors are rewritten to their files; others stay absolute.
+// decideLink asks, once for both.
 func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) string {
 	ok, why := e.follow.rules.FollowIn(fromIn, e.scope.has(u), scope.Link{URL: u, Requisite: isRequisite(kind)})
 	if !ok {
@@ -57,7 +58,7 @@ func (e *Engine) mirrors(fromIn bool, u string, kind extract.Kind) string {
 	if !isRequisite(kind) {
 		return e.follow.traps.judge(u) // site machinery, a capped URL pattern (traps.go)
 	}
-	return ""
+	return e.follow.traps.judgeRequisite(u)
 }
 
 // isRequisite reports whether a link of kind is something its page needs

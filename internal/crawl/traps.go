@@ -209,6 +209,18 @@ func (t *traps) judge(u string) string {
 	return ""
 }
 
+// judgeRequisite is judge for a link its page loads to display: the
+// only machinery cut there is a beacon (trap.Beacons); a wiki's styles
+// served by its API script (MediaWiki's load.php) are fetched.
+func (t *traps) judgeRequisite(u string) string {
+	if f, _ := t.cfg.Cut(u); f == trap.Beacons {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.cutOne(u, f.Reason())
+	}
+	return ""
+}
+
 // cutOne counts the URL u cut for reason, once per URL, and returns the
 // reason.
 func (t *traps) cutOne(u, reason string) string {

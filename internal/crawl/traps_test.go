@@ -360,6 +360,42 @@ func TestTrapFollowFamily(t *testing.T) {
 	}
 }
 
+// A beacon a page loads as an image (DokuWiki's task runner, one URL per
+// page) is neither fetched nor listed, though a page's other images are,
+// and its link stays absolute; following the family fetches it again.
+func TestTrapBeacon(t *testing.T) {
+	h := func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/p":
+			fmt.Fprintf(w, `<p>page</p><img src="/logo.png"><a href="/p">p</a>`+
+				`<img src="/lib/exe/taskrunner.php?id=%s" width="2" height="1">`, r.URL.Path[1:])
+		default:
+			w.Header().Set("Content-Type", "image/png")
+			fmt.Fprint(w, "png")
+		}
+	}
+	r := runTrapSite(t, h, "/", nil)
+	if r.count("/lib/exe/") != 0 || r.count("/logo.png") != 1 || r.count("/p") != 1 {
+		t.Errorf("lines %v: want the pages and the logo, and no task runner", r.lines)
+	}
+	for _, q := range r.site.requests() {
+		if strings.Contains(q, "taskrunner") {
+			t.Errorf("beacon requested: %s", q)
+		}
+	}
+	if n := r.status.Filtered[trap.Beacons.Reason()]; n != 2 {
+		t.Errorf("filtered %v, want the two pages' beacons", r.status.Filtered)
+	}
+	page, err := os.ReadFile(filepath.Join(r.mdir, filepath.FromSlash(r.lines[r.base+"/"].File)))
+	if err != nil || !strings.Contains(string(page), `src="`+r.base+`/lib/exe/taskrunner.php?id="`) {
+		t.Errorf("the mirrored page's beacon is not left absolute (%v):\n%s", err, page)
+	}
+	r = runTrapSite(t, h, "/", func(c *Config) { c.Traps.Follow = []trap.Family{trap.Beacons} })
+	if r.count("/lib/exe/taskrunner.php") != 2 {
+		t.Errorf("beacons followed: lines %v, want both pages' task runners", r.lines)
+	}
+}
+
 // A trap capped in one run stays capped in the next, by the same spider
 // or another one of the list: refreshing the calendar's days adds none.
 func TestTrapCapSurvivesRestart(t *testing.T) {

@@ -31,6 +31,7 @@ var lastSegments = map[string]Family{
 	"register": Accounts, "signup": Accounts, "sign_up": Accounts,
 	"feed": Feeds, "rss": Feeds, "rss.xml": Feeds, "atom.xml": Feeds, "feed.xml": Feeds,
 	"rss2": Feeds, "comments.rss": Feeds, "feed.php": Feeds,
+	"taskrunner.php": Beacons, "matomo.php": Beacons, "piwik.php": Beacons,
 }
 
 // Any path segment (lower case) by family.

@@ -39,6 +39,12 @@ const (
 	Accounts Family = "accounts"
 	// Sort: the same listing re-sorted (sort=, order=, Apache's ?C=N;O=D).
 	Sort Family = "sort"
+	// Beacons: images a page loads only to count the view or to run the
+	// site's background jobs (DokuWiki's taskrunner.php, Matomo's
+	// matomo.php and piwik.php): one URL per page, the same empty image
+	// each time, a side effect at the server. The one family cut even
+	// where a page loads it as a requisite.
+	Beacons Family = "beacons"
 	// Sessions: session ids and cache-busting time stamps in links, new
 	// for every visit. They are not cut but removed (StripSessions);
 	// following the family keeps them.
@@ -46,7 +52,7 @@ const (
 )
 
 // Families lists every family, in the order the docs give them.
-var Families = []Family{Edit, Feeds, Accounts, Sort, Sessions}
+var Families = []Family{Edit, Feeds, Accounts, Sort, Beacons, Sessions}
 
 // Config is the defences' settings. A budget ≤ 0 is off.
 type Config struct {
@@ -102,6 +108,8 @@ func (f Family) Reason() string {
 		return "login or account page"
 	case Sort:
 		return "re-sorted listing"
+	case Beacons:
+		return "beacon (counts a view or runs the site's jobs)"
 	case Sessions:
 		return "session id or cache buster removed from the URL"
 	}
