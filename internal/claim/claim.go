@@ -28,7 +28,7 @@
 // half their revisit interval on, after every line due by the rules above,
 // so the requests the due lines leave unspent go to the copies most likely
 // to have changed instead of idling. A spider with no delay
-// (Picker.Unpaced) does the same and takes every copy Shortest old too:
+// (Picker.Unpaced) does the same and takes every page Shortest old too:
 // then Shortest, not a delay, bounds its requests.
 //
 // Among due lines the stale ones come first (oldest first), then the lines
@@ -43,6 +43,8 @@
 package claim
 
 import (
+	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,12 +198,26 @@ const EarlyOdds = 0.5
 func (b *bounds) wait(e *list.Entry) time.Duration {
 	switch {
 	case b.backlog:
-	case b.unpaced:
+	case b.unpaced && !otherFile(e):
 		return min(b.earlyWait(e), b.shortest)
+	case b.unpaced:
+		return b.earlyWait(e)
 	case b.early:
 		return b.earlyWait(e)
 	}
 	return b.interval(e)
+}
+
+// otherFile reports whether the line's copy is not an HTML page: its
+// file does not end in .html or .htm, as the mirror names every page
+// (internal/linkname.IsPageName). Such a copy (an image, a style sheet, a
+// document) is refreshed by its model even with no delay (Picker.Unpaced).
+func otherFile(e *list.Entry) bool {
+	if e.File == "" {
+		return false
+	}
+	ext := strings.ToLower(path.Ext(e.File))
+	return ext != ".html" && ext != ".htm"
 }
 
 // earlyWait is how long after its copy a line is due early: EarlyOdds of
@@ -293,11 +309,13 @@ type Picker struct {
 	Early bool
 	// Unpaced says the spider has no polite delay (its own site): only
 	// its speed bounds its requests. A copy is then due as with Early,
-	// or once it is the profile's Shortest old if that comes first,
-	// ordered as Early's lines: Shortest is the user's price of a page,
-	// so requests stay within lines ÷ Shortest (hubs ÷ half of it)
-	// however fast the spider could go. It overrides Early, and gives
-	// way to Backlog as Early does.
+	// or, if it is an HTML page, once it is the profile's Shortest old
+	// if that comes first, ordered as Early's lines: Shortest is the
+	// user's price of a page, so requests stay within pages ÷ Shortest
+	// (hubs ÷ half of it) however fast the spider could go, while
+	// images, style sheets and other files keep to their model as with
+	// Early (a requisite presumes a change per stale bound). It overrides
+	// Early, and gives way to Backlog as Early does.
 	Unpaced bool
 
 	next atomic.Int64 // unix nanoseconds; see Next

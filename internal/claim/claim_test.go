@@ -2,6 +2,7 @@ package claim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -327,6 +328,8 @@ func TestEarly(t *testing.T) {
 	}
 	es := []list.Entry{
 		model("at 0.4", 4*time.Hour, 10*time.Hour, 1),
+		withFile(model("image at 0.4", 4*time.Hour, 10*time.Hour, 1), "h/logo.png"),
+		withFile(model("style sheet at 0.7", 7*time.Hour, 10*time.Hour, 1), "h/site.css"),
 		model("at 0.6", 6*time.Hour, 10*time.Hour, 1),
 		model("at 0.9", 9*time.Hour, 10*time.Hour, 2),
 		model("at 1.5", 3*time.Hour, 2*time.Hour, 3),
@@ -343,12 +346,13 @@ func TestEarly(t *testing.T) {
 		want                    []string
 	}{
 		{"no budget to spare", false, false, false, []string{"at 1.5"}},
-		{"early", true, false, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "at 0.6", "no model, half a window"}},
+		{"early", true, false, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window"}},
 		{"early, but first visits wait", true, false, true, nil},
-		// No delay: as early, and every copy from shortest on however
-		// long its interval.
-		{"unpaced", false, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "at 0.6", "no model, half a window", "at 0.4"}},
-		{"unpaced over early", true, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "at 0.6", "no model, half a window", "at 0.4"}},
+		// No delay: as early, and every page (a copy whose file is not
+		// known to be anything else) from shortest on however long its
+		// interval; other files only as early.
+		{"unpaced", false, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window", "at 0.4"}},
+		{"unpaced over early", true, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window", "at 0.4"}},
 		{"unpaced, but first visits wait", false, true, true, nil},
 	}
 	for _, tt := range tests {
@@ -365,9 +369,14 @@ func TestEarly(t *testing.T) {
 	}{
 		{"early: half the interval after the copy", true, false, ago(time.Hour).Add(5 * time.Hour)},
 		{"unpaced: shortest after the copy", false, true, ago(time.Hour).Add(20 * time.Minute)},
+		{"unpaced, an image: half the interval", false, true, ago(time.Hour).Add(5 * time.Hour)},
 	} {
 		k := &Picker{P: p, Now: ago(50 * time.Minute), Early: tt.early, Unpaced: tt.unpaced}
-		k.Due(&list.Entry{URL: "x", Level: 1, State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour).Add(10 * time.Hour)})
+		file := "h/x.html"
+		if strings.Contains(tt.name, "image") {
+			file = "h/x.PNG"
+		}
+		k.Due(&list.Entry{URL: "x", File: file, Level: 1, State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour).Add(10 * time.Hour)})
 		if got := k.Next(); !got.Equal(tt.want) {
 			t.Errorf("%s: Next = %v, want %v", tt.name, got, tt.want)
 		}
@@ -465,4 +474,10 @@ func pickAll(k *Picker, es []list.Entry) []string {
 		out = append(out, e.URL)
 	}
 	return out
+}
+
+// withFile returns e with a copy in file.
+func withFile(e list.Entry, file string) list.Entry {
+	e.File = file
+	return e
 }

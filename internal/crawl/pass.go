@@ -157,7 +157,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	skip := e.polite.retry.skip(now)
 	// With a polite delay the budget the due lines leave goes to early
 	// refreshes (claim.Picker.Early); with none, the spider's spare
-	// capacity goes to the same and to every copy the profile's Shortest
+	// capacity goes to the same and to every page the profile's Shortest
 	// old (claim.Picker.Unpaced); a run that stops when idle takes only
 	// what is due.
 	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle

@@ -111,9 +111,9 @@ func TestHubAnnouncementMeasuresLag(t *testing.T) {
 
 // A spider with a polite delay that is not told to stop when idle spends
 // its spare budget on copies past half their interval; one without a
-// delay also takes every copy its profile's shortest interval old (as
-// early, whatever the interval); with --until-idle either takes only what
-// is due.
+// delay also takes every page its profile's shortest interval old (as
+// early, whatever the interval), but an image only as early; with
+// --until-idle either takes only what is due.
 func TestEarlyRefresh(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -121,28 +121,35 @@ func TestEarlyRefresh(t *testing.T) {
 		untilIdle bool
 		after     time.Duration // since the first visit, of a one-hour window, shortest 20m
 		want      bool
+		image     bool // the line is /a.png, presumed to change once a day (RequisiteEvery): due from half an hour
 	}{
-		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true},
-		{"delay, before half the window", 5 * time.Millisecond, false, 25 * time.Minute, false},
-		{"no delay, shortest old", 0, false, 25 * time.Minute, true},
-		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false},
-		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false},
-		{"no delay, until idle", 0, true, 40 * time.Minute, false},
+		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true, false},
+		{"delay, before half the window", 5 * time.Millisecond, false, 25 * time.Minute, false, false},
+		{"no delay, shortest old", 0, false, 25 * time.Minute, true, false},
+		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false, false},
+		{"no delay, an image shortest old", 0, false, 25 * time.Minute, false, true},
+		{"no delay, an image past half its interval", 0, false, 40 * time.Minute, true, true},
+		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false, false},
+		{"no delay, until idle", 0, true, 40 * time.Minute, false, false},
 	}
 	for _, tt := range tests {
 		v := newEnv(t)
-		v.site.set("/", 200, `<a href="/a">a</a>`)
-		v.site.set("/a", 200, "a")
-		v.cfg = func(c *Config) { c.Profile.Shortest = 20 * time.Minute }
+		a := "/a"
+		if tt.image {
+			a = "/a.png"
+		}
+		v.site.set("/", 200, `<a href="`+a+`">a</a>`)
+		v.site.set(a, 200, "a")
+		v.cfg = func(c *Config) { c.Profile.Shortest, c.RequisiteEvery = 20*time.Minute, 24*time.Hour }
 		v.crawl(t, time.Hour)
-		before := v.hits("/a")
+		before := v.hits(a)
 		v.clock = v.clock.Add(tt.after)
 		v.cfg = func(c *Config) {
-			c.Profile.Shortest = 20 * time.Minute
+			c.Profile.Shortest, c.RequisiteEvery = 20*time.Minute, 24*time.Hour
 			c.Delay, c.UntilIdle, c.MaxCycles = tt.delay, tt.untilIdle, 1
 		}
 		v.crawl(t, time.Hour)
-		if got := v.hits("/a") > before; got != tt.want {
+		if got := v.hits(a) > before; got != tt.want {
 			t.Errorf("%s: fetched again %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -148,10 +148,16 @@ func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, no
 	}
 }
 
+// pageFile is true of a line whose copy is an HTML page, or whose file
+// is not known (claim's otherFile, negated): its file ends in .html or
+// .htm, in any case.
+const pageFile = `(file = '' OR lower(file) LIKE '%.html' OR lower(file) LIKE '%.htm')`
+
 // unpacedRefresh returns the refresh queries of a picker with no delay
 // (claim.Picker.Unpaced, never while a first mirror is under way): a copy
-// is due from claim.EarlyOdds of its interval on, or once it is shortest
-// old if that comes first. A model's copy shortest old is due whatever its
+// is due from claim.EarlyOdds of its interval on, or, if it is a page
+// (pageFile), once it is shortest old if that comes first; any other copy
+// is due as earlyRefresh says. A model's page shortest old is due whatever its
 // model (on the index of copy times, the oldest first); a younger one is
 // due by the odds of its span clamped to [shortest, longest], computed per
 // row on the index of due times: such a copy's span is under twice
@@ -166,14 +172,16 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 		// twice shortest: then no due time is too far.
 		dueBy = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	return []candQuery{
-		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
+	pages := func(where, order string) string { return perLevel(where+` AND `+pageFile, order) }
+	others := func(where, order string) string { return perLevel(where+` AND NOT `+pageFile, order) }
+	return append([]candQuery{
+		{qPlain, 2, pages(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-plain)}},
-		{qModelDue, 2, perLevel(`due > modified AND due <= $5 AND modified > $4 AND modified + greatest(least(due - modified, $6::interval), $7::interval) * $8::float8 <= $3`, `due`),
+		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND modified + greatest(least(due - modified, $6::interval), $7::interval) * $8::float8 <= $3`, `due`),
 			[]any{lv, k, now, by, dueBy, longest, shortest, claim.EarlyOdds}},
-		{qModelAged, 2, perLevel(`due > modified AND modified <= $3`, `modified`),
+		{qModelAged, 2, pages(`due > modified AND modified <= $3`, `modified`),
 			[]any{lv, k, by}},
-	}
+	}, earlyRefresh(others, lv, k, now, shortest, window, longest)...)
 }
 
 // refreshLevels returns the levels whose copies may be refreshed: those in

@@ -91,9 +91,10 @@
 //     polite delay) finds a hinted copy or a refresh due from
 //     claim.EarlyOdds of its interval on: the same queries with the
 //     bounds scaled, the model's point computed per row. One with no
-//     delay (claim.Picker.Unpaced) finds every copy due from shortest on:
-//     the same indexes, the model's copies split on whether their due
-//     time has passed. The refreshes of level 0 are queried apart, in the
+//     delay (claim.Picker.Unpaced) finds every page due from shortest on:
+//     the same indexes, the model's pages split on whether their due
+//     time has passed, and its other copies (a file not ending in .html)
+//     as with early refreshes. The refreshes of level 0 are queried apart, in the
 //     tier of class 2: claim ranks a start page due with the lines never
 //     visited.
 //

@@ -48,6 +48,13 @@ func load(t testing.TB, s *Store, n int, entry func(i int) list.Entry) {
 // time around now: never visited (found recently or long ago, or at an
 // unknown time), with a copy and no model, with a model due in the past
 // or the future, or hinted; at levels 0 to 7.
+// randomFile returns a copy's file: a page (any case of .html or .htm),
+// or another file, which a spider with no delay refreshes apart
+// (claim.Picker.Unpaced).
+func randomFile(r *rand.Rand) string {
+	return [...]string{"h/a.html", "h/b.HTM", "h/c.htm", "h/logo.png", "h/s.css", "h/doc.html.pdf", "h/f"}[r.IntN(7)]
+}
+
 func randomEntry(r *rand.Rand, now time.Time, url string) list.Entry {
 	ago := func(max time.Duration) time.Time {
 		return now.Add(-time.Duration(r.Int64N(int64(max)))).Truncate(time.Second)
@@ -59,15 +66,15 @@ func randomEntry(r *rand.Rand, now time.Time, url string) list.Entry {
 	case 1:
 		// never visited, found before the list recorded when
 	case 2:
-		e.State, e.File, e.Modified = list.Downloaded, "f", ago(40*24*time.Hour)
+		e.State, e.File, e.Modified = list.Downloaded, randomFile(r), ago(40*24*time.Hour)
 	case 3, 4:
-		e.State, e.File, e.Modified = list.Downloaded, "f", ago(40*24*time.Hour)
+		e.State, e.File, e.Modified = list.Downloaded, randomFile(r), ago(40*24*time.Hour)
 		e.Due = e.Modified.Add(time.Duration(1 + r.Int64N(int64(20*24*time.Hour)))).Truncate(time.Second)
 		if !e.Due.After(e.Modified) {
 			e.Due = e.Modified.Add(time.Second)
 		}
 	case 5:
-		e.State, e.File, e.Modified = list.Error, "f", ago(40*24*time.Hour)
+		e.State, e.File, e.Modified = list.Error, randomFile(r), ago(40*24*time.Hour)
 		e.Due = e.Modified
 	}
 	return e
