@@ -11,7 +11,7 @@
 //	spider-account.html     the account over the last days, as plots (written by the spiders: internal/account)
 //	.spider/events.jsonl    the last MaxEvents events of every file, oldest first, one JSON object a line:
 //	                        {"time":"2026-11-21T23:40:05Z","event":"archived","url":"http://h/p","host":"h","file":"h/p.html","page":true}
-//	.spider/state.json      {"version":1,"hosts":{"h":{"pages":N,"files":N,"archived":N,"updated":T}},
+//	.spider/state.json      {"version":1,"hosts":{"h":{"pages":N,"files":N,"archived":N,"updated":T,"front":F}},
 //	                        "archived":[{"url":U,"file":F,"time":T},...]} (newest first, at most MaxArchived)
 //	.spider/lock            the lock under which all of the above are replaced
 //
@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -102,12 +103,26 @@ type State struct {
 	Archived  []ArchivedPage   `json:"archived"`
 }
 
-// Host is one mirrored host's counts.
+// Host is one mirrored host's counts, and the page index.html links.
 type Host struct {
 	Pages    int       `json:"pages"`    // HTML pages
 	Files    int       `json:"files"`    // pages and every other file
 	Archived int       `json:"archived"` // pages
 	Updated  time.Time `json:"updated"`
+	// Front is the file of the host's root page ("/") once it has a
+	// copy, else of the first page the host had (a first mirror's start
+	// page, which need not be the root: a forum under /forum/); "" when
+	// neither is known (a host counted before Front was kept), and then
+	// index.html links HOST/index.html. A copy removed with its page is
+	// not noticed.
+	Front string `json:"front,omitempty"`
+}
+
+// isRoot reports whether the canonical URL u is its host's root page.
+func isRoot(u string) bool {
+	_, rest, _ := strings.Cut(u, "://")
+	i := strings.IndexByte(rest, '/')
+	return i >= 0 && rest[i:] == "/"
 }
 
 // ArchivedPage is a page the site removed.
@@ -203,6 +218,9 @@ func (st *State) apply(ev Event) {
 	}
 	if ev.Time.After(h.Updated) {
 		h.Updated = ev.Time
+	}
+	if ev.Page && ev.File != "" && (isRoot(ev.URL) || ev.Kind == New && h.Pages == 0) {
+		h.Front = ev.File
 	}
 	if ev.Kind == New {
 		h.Files++

@@ -80,8 +80,8 @@ func TestPublish(t *testing.T) {
 	}
 
 	index := read(t, m, IndexPage)
-	for _, want := range []string{`<a href="a.example/index.html">a.example</a></td><td class="n">3</td><td class="n">2</td><td class="n">4</td><td>2026-11-21 13:06 UTC`,
-		`<a href="./b.example:8080/index.html">b.example:8080</a>`, `href="recent.html"`, `href="archive.html"`} {
+	for _, want := range []string{`<a href="a.example/one.html">a.example</a></td><td class="n">3</td><td class="n">2</td><td class="n">4</td><td>2026-11-21 13:06 UTC`,
+		`<a href="./b.example:8080/x%3Fq=1.html">b.example:8080</a>`, `href="recent.html"`, `href="archive.html"`} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.html lacks %q:\n%s", want, index)
 		}
@@ -113,6 +113,47 @@ func TestPublish(t *testing.T) {
 	}
 	if s := read(t, m, RecentPage); !strings.Contains(s, "No changes in the last 24 hours") {
 		t.Errorf("recent.html after a day:\n%s", s)
+	}
+}
+
+// index.html links each host's root page once it has a copy, and until
+// then the host's first page, which for a mirror started below the root
+// (a forum under /forum/) is all there is; a host counted before the
+// index kept its front page gets HOST/index.html.
+func TestIndexLinksFrontPage(t *testing.T) {
+	m := openMirror(t)
+	old := `{"version":1,"hosts":{"o":{"pages":5,"files":9,"archived":0,"updated":"2026-11-20T00:00:00Z"}},"archived":[]}`
+	if err := m.Write(StateFile, []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	page := func(kind, u, file string) Event {
+		host, _, _ := strings.Cut(strings.TrimPrefix(u, "http://"), "/")
+		return Event{Time: t0, Kind: kind, URL: u, Host: host, File: file, Page: true}
+	}
+	steps := []struct {
+		ev   []Event
+		want []string
+	}{
+		{[]Event{{Time: t0, Kind: New, URL: "http://h/logo.png", Host: "h", File: "h/logo.png"},
+			page(New, "http://h/forum/", "h/forum/index.html"), page(New, "http://h/forum/t/1", "h/forum/t/1.html"),
+			page(Changed, "http://o/a", "o/a.html")},
+			[]string{`<a href="h/forum/index.html">h</a>`, `<a href="o/index.html">o</a>`}},
+		{[]Event{page(New, "http://h/forum/t/2", "h/forum/t/2.html"), page(New, "http://o/b", "o/b.html")},
+			[]string{`<a href="h/forum/index.html">h</a>`, `<a href="o/index.html">o</a>`}},
+		{[]Event{page(New, "http://h/", "h/index.html"), page(Changed, "http://o/", "o/index.html"), page(New, "http://h/forum/t/3", "h/forum/t/3.html")},
+			[]string{`<a href="h/index.html">h</a>`, `<a href="o/index.html">o</a>`}},
+	}
+	for i, st := range steps {
+		if err := Publish(m, st.ev, t0); err != nil {
+			t.Fatal(err)
+		}
+		index := read(t, m, IndexPage)
+		for _, want := range st.want {
+			if !strings.Contains(index, want) {
+				t.Errorf("step %d: index.html lacks %q:\n%s", i+1, want, index)
+			}
+		}
 	}
 }
 

@@ -71,7 +71,11 @@ func renderIndex(st *State, now time.Time) []byte {
 	}
 	var rows []row
 	for name, h := range st.Hosts {
-		rows = append(rows, row{name, name + "/index.html", *h})
+		index := h.Front
+		if index == "" {
+			index = name + "/index.html"
+		}
+		rows = append(rows, row{name, index, *h})
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 	return render("index", struct {
