@@ -3,6 +3,7 @@
 
   check-realsites.py dokuwiki-pages DIR N     writes N interlinked pages and a start page
   check-realsites.py wordpress-sql N URL     prints the SQL of N posts, their terms and comments
+  check-realsites.py inbox-messages DIR N    writes N messages in threads, one .eml file each
   check-realsites.py measure SITE RUNDIR     prints one site's figures as JSON
   check-realsites.py render CMDLINE JSON...  prints the report (markdown)
 
@@ -35,6 +36,11 @@ FAMILIES = [
     ("feeds", lambda u: re.search(r"/feed/?$|/feed\.php|[?&]feed=", u) is not None),
     ("comment replies (replytocom=)", lambda u: "replytocom=" in u),
     ("short links (?p=N)", lambda u: re.search(r"/\?p=\d+$", u) is not None),
+    ("public-inbox raw messages (/raw)", lambda u: u.endswith("/raw")),
+    ("public-inbox thread mboxes (/t.mbox.gz)", lambda u: u.endswith(".mbox.gz")),
+    ("public-inbox nested threads (/t/)", lambda u: u.endswith("/t/")),
+    ("public-inbox flat threads (/T/)", lambda u: u.endswith("/T/")),
+    ("public-inbox index from a date (?t=)", lambda u: re.search(r"[?&]t=\d", u) is not None),
 ]
 
 
@@ -65,6 +71,38 @@ def dokuwiki_pages(d, n):
     start = ["====== Check Wiki ======", "Welcome.", ""] + ["  * [[%s:page_%d]]" % (ns, i) for i in range(0, n, 10)]
     with open(os.path.join(d, "start.txt"), "w") as f:
         f.write("\n".join(start) + "\n")
+
+
+def inbox_messages(d, n):
+    """N messages to one list, one file each (NNNN.eml, in date order), in
+    threads of one to six: each reply answers an earlier message of its
+    thread, as a mail client writes In-Reply-To and References."""
+    rng = random.Random(1)
+    os.makedirs(d, exist_ok=True)
+    t0 = datetime.datetime(2026, 9, 1, tzinfo=datetime.timezone.utc)
+    i = thread = 0
+    while i < n:
+        subject = " ".join(rng.choice(WORDS) for _ in range(4))
+        ids, refs = [], {}
+        for r in range(min(rng.randint(1, 6), n - i)):
+            mid = "<t%d.%d@example.com>" % (thread, r)
+            head = ["From: User %d <user%d@example.com>" % ((i * 7) % 20, (i * 7) % 20),
+                    "To: spidercheck@example.com",
+                    "Subject: %s[PATCH] %s" % ("Re: " if r else "", subject),
+                    "Date: %s" % (t0 + datetime.timedelta(hours=i)).strftime("%a, %d %b %Y %H:%M:%S +0000"),
+                    "Message-ID: %s" % mid]
+            if ids:
+                parent = rng.choice(ids)
+                refs[mid] = refs[parent] + [parent]
+                head += ["In-Reply-To: %s" % parent, "References: %s" % " ".join(refs[mid])]
+            else:
+                refs[mid] = []
+            ids.append(mid)
+            body = "\n".join(" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(rng.randint(3, 15)))
+            with open(os.path.join(d, "%04d.eml" % i), "w") as f:
+                f.write("\n".join(head) + "\n\n" + body + "\n")
+            i += 1
+        thread += 1
 
 
 def wordpress_sql(n, url):
@@ -196,11 +234,12 @@ def rewritten(run):
 
 
 def render(cmdline, results):
-    out = ["# spider against more real software: DokuWiki and WordPress", "",
+    out = ["# spider against more real software: DokuWiki, WordPress, public-inbox", "",
            "Written by `scripts/check-realsites` (do not edit by hand; run it again)",
            "on %s. Command: `%s`." % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), cmdline), "",
-           "Each site is Debian's package behind its own apache (mod_php) on 127.0.0.1, filled",
-           "with generated content (see the script's header). spider runs three times on one list:",
+           "Each site is Debian's package behind a server of its own on 127.0.0.1 (apache with",
+           "mod_php; public-inbox-httpd), filled with generated content (see the script's",
+           "header). spider runs three times on one list:",
            "`spider --profile slow --until-idle --delay 0` for a first mirror, then twice more",
            "with every line of the list due (its dates moved back), as later visits would find the",
            "site unchanged. A revisit should add no line and rewrite no file.", ""]
@@ -229,6 +268,8 @@ def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "dokuwiki-pages" and len(argv) == 4:
         dokuwiki_pages(argv[2], int(argv[3]))
+    elif cmd == "inbox-messages" and len(argv) == 4:
+        inbox_messages(argv[2], int(argv[3]))
     elif cmd == "wordpress-sql" and len(argv) == 4:
         sys.stdout.write(wordpress_sql(int(argv[2]), argv[3]))
     elif cmd == "measure" and len(argv) == 4:

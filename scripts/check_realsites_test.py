@@ -30,8 +30,33 @@ class Test(unittest.TestCase):
             ("/?p=1001", "short links (?p=N)"),
             ("/2025/01/post-1/", "other"),
             ("/doku.php?id=start", "other"),
+            ("/spidercheck/t3.1@example.com/raw", "public-inbox raw messages (/raw)"),
+            ("/spidercheck/t3.1@example.com/t.mbox.gz", "public-inbox thread mboxes (/t.mbox.gz)"),
+            ("/spidercheck/t3.1@example.com/t/", "public-inbox nested threads (/t/)"),
+            ("/spidercheck/t3.1@example.com/T/", "public-inbox flat threads (/T/)"),
+            ("/spidercheck/?t=20260922211320", "public-inbox index from a date (?t=)"),
+            ("/spidercheck/t3.1@example.com/", "other"),
         ]:
             self.assertEqual(cr.family(uri), want, uri)
+
+    def test_inbox_messages(self):
+        with tempfile.TemporaryDirectory() as d:
+            cr.inbox_messages(d, 50)
+            names = sorted(os.listdir(d))
+            self.assertEqual(len(names), 50)
+            ids, replies = set(), 0
+            for name in names:
+                with open(os.path.join(d, name)) as f:
+                    head = f.read().split("\n\n", 1)[0].split("\n")
+                h = dict(line.split(": ", 1) for line in head)
+                if "In-Reply-To" in h:
+                    replies += 1
+                    self.assertIn(h["In-Reply-To"], ids, name)  # answers an earlier message
+                    self.assertTrue(h["References"].endswith(h["In-Reply-To"]), name)
+                    self.assertTrue(h["Subject"].startswith("Re: "), name)
+                ids.add(h["Message-ID"])
+            self.assertEqual(len(ids), 50)
+            self.assertTrue(10 < replies < 45, replies)
 
     def test_dokuwiki_pages(self):
         with tempfile.TemporaryDirectory() as d:
