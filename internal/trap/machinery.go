@@ -30,7 +30,7 @@ var lastSegments = map[string]Family{
 	"signout": Accounts, "sign_in": Accounts, "sign_out": Accounts, "log_in": Accounts, "log_out": Accounts,
 	"register": Accounts, "signup": Accounts, "sign_up": Accounts,
 	"feed": Feeds, "rss": Feeds, "rss.xml": Feeds, "atom.xml": Feeds, "feed.xml": Feeds,
-	"rss2": Feeds, "comments.rss": Feeds, "feed.php": Feeds,
+	"rss2": Feeds, "atom": Feeds, "comments.rss": Feeds, "feed.php": Feeds,
 	"taskrunner.php": Beacons, "matomo.php": Beacons, "piwik.php": Beacons,
 }
 

@@ -67,6 +67,11 @@ func TestMachinery(t *testing.T) {
 		{"http://b.example/news.rss", Feeds, ".rss"},
 		{"http://b.example/blog/atom.xml", Feeds, "/atom.xml"},
 		{"http://b.example/index.atom", Feeds, ".atom"},
+		// cgit's feed of a repository, and of a path in it (which its
+		// path does not tell).
+		{"http://g.example/demo/atom/?h=main", Feeds, "/atom"},
+		{"http://g.example/demo/atom/src/d1?h=main", "", ""},
+		{"http://c.example/elements/atomic/", "", ""},
 		{"http://b.example/?feed=rss2", Feeds, "feed="},
 		{"http://b.example/list?type=rss", Feeds, "type=rss"},
 		// Accounts.
