@@ -200,9 +200,7 @@ func (b *bounds) wait(e *list.Entry) time.Duration {
 	case b.backlog:
 	case b.unpaced && !otherFile(e):
 		return min(b.earlyWait(e), b.shortest)
-	case b.unpaced:
-		return b.earlyWait(e)
-	case b.early:
+	case b.early || b.unpaced:
 		return b.earlyWait(e)
 	}
 	return b.interval(e)
