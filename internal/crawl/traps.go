@@ -209,11 +209,10 @@ func (t *traps) judge(u string) string {
 	return ""
 }
 
-// judgeRequisite is judge for a link its page loads to display: the
-// only machinery cut there is a beacon (trap.Beacons); a wiki's styles
-// served by its API script (MediaWiki's load.php) are fetched.
+// judgeRequisite is judge for a link its page loads to display: only
+// what trap.Config.CutRequisite cuts (a beacon) is left out.
 func (t *traps) judgeRequisite(u string) string {
-	if f, _ := t.cfg.Cut(u); f == trap.Beacons {
+	if f, _ := t.cfg.CutRequisite(u); f != "" {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		return t.cutOne(u, f.Reason())

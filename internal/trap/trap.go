@@ -127,6 +127,17 @@ func (c Config) Cut(u string) (Family, string) {
 	return f, sign
 }
 
+// CutRequisite is Cut for a link a page loads to display (an image, a
+// style sheet, a script): of the families only beacons are cut there, so
+// that a page's look never depends on what else is machinery (MediaWiki's
+// styles come from its load.php).
+func (c Config) CutRequisite(u string) (Family, string) {
+	if f, sign := c.Cut(u); f == Beacons {
+		return f, sign
+	}
+	return "", ""
+}
+
 // splitURL returns the path and the query of the canonical URL u, without
 // the fragment.
 func splitURL(u string) (host, path, query string) {

@@ -170,6 +170,19 @@ func TestCutFollow(t *testing.T) {
 			t.Errorf("family %q: invalid or no reason", f)
 		}
 	}
+	for u, want := range map[string]Family{
+		"http://d.example/lib/exe/taskrunner.php?id=start":             Beacons,
+		"http://w.example/load.php?modules=site.styles&only=styles":    "",
+		"http://w.example/index.php?title=X&action=raw&ctype=text/css": "",
+		"http://b.example/feed/":                                       "",
+	} {
+		if f, _ := c.CutRequisite(u); f != want {
+			t.Errorf("CutRequisite(%s) = %q, want %q", u, f, want)
+		}
+	}
+	if f, _ := (Config{Follow: []Family{Beacons}}).CutRequisite("http://d.example/lib/exe/taskrunner.php?id=start"); f != "" {
+		t.Errorf("beacons followed, yet a requisite cut as %q", f)
+	}
 	if Valid("feed") {
 		t.Error(`"feed" (singular) taken for a family`)
 	}
