@@ -107,7 +107,7 @@ func newRunFlags() *runFlags {
 	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (default: the slow window)")
 	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: half the fast window)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
-	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this first, at any level; 0 = off (slow 336h)")
+	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this at any level, after first visits; 0 = off (slow 336h)")
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "fetches at once (default 4; 16 with --delay 0)")
 	fs.DurationVar(&f.delay, "delay", 0, "minimum time between requests to one host (default 1s)")

@@ -19,10 +19,11 @@
 //     that announces too much (a listing whose pages shift) costs no more
 //     than a visit per Shortest.
 //
-// A profile with a stale bound also takes, first and whatever its level,
-// any line whose copy is older than the bound, or that has waited longer
-// than the bound for its first visit: this is the guarantee that every
-// page is visited within the bound.
+// A profile with a stale bound also takes, whatever its level, any line
+// whose copy is older than the bound, or that has waited longer than the
+// bound for its first visit: this is the guarantee that every page is
+// visited within the bound, as far as the budget allows (the order below
+// says what yields when it does not).
 //
 // A spider with a polite budget (Picker.Early) also takes copies from
 // half their revisit interval on, after every line due by the rules above,
@@ -31,15 +32,21 @@
 // (Picker.Unpaced) does the same and takes every page Shortest old too:
 // then Shortest, not a delay, bounds its requests.
 //
-// Among due lines the stale ones come first (oldest first), then the lines
-// with no copy or a hinted one, and the start pages (level 0) due at their
-// revisit interval (lowest level, then longest waiting), then the other
-// refreshes due at their revisit interval, then the early ones; each
-// kind of refresh by the chance the page changed since its copy (its age
-// over the model's mean time between changes, unclamped: the expected
+// Among due lines the lines that waited longer than the stale bound for
+// their first visit come first (the longest waiting first), then the
+// other lines with no copy, the hinted ones and the start pages (level 0)
+// due at their revisit interval (lowest level, then longest waiting),
+// then the copies older than the stale bound (oldest first), then the
+// other refreshes due at their revisit interval, then the early ones;
+// each kind of refresh by the chance the page changed since its copy (its
+// age over the model's mean time between changes, unclamped: the expected
 // freshness a request buys), then the lowest level and the oldest copy;
 // the list breaks remaining ties by line order, which is the order of
-// discovery.
+// discovery. A first visit goes before a stale copy because it makes a
+// page current for sure where a refresh may find the copy unchanged: when
+// the budget cannot cover the stale bound, the first mirror still
+// completes at the budget's rate, and the old copies wait (a missing page
+// is worse than an old copy).
 package claim
 
 import (
@@ -113,6 +120,7 @@ func Less(p Profile, now time.Time, a, b *list.Entry) bool {
 type bounds struct {
 	now, staleBy              time.Time
 	window, shortest, longest time.Duration
+	maxLevel                  int // Profile.MaxLevel
 	hasStale                  bool
 	backlog                   bool // see Picker.Backlog
 	early                     bool // see Picker.Early
@@ -137,7 +145,8 @@ func (p Profile) Intervals() (shortest, window, longest time.Duration) {
 
 func boundsOf(p Profile, now time.Time) bounds {
 	shortest, _, longest := p.Intervals()
-	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, shortest: shortest, longest: longest, hasStale: p.Stale > 0}
+	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, shortest: shortest, longest: longest,
+		maxLevel: p.MaxLevel, hasStale: p.Stale > 0}
 }
 
 // since is when the line last had news: its last visit, or when it was
@@ -224,27 +233,38 @@ func (b *bounds) earlyWait(e *list.Entry) time.Duration {
 
 // Classes of due lines, most urgent first.
 const (
-	classStale = iota
-	classNew   // no copy, or a hinted one
+	classWaited = iota // no copy, and waited longer than the stale bound
+	classNew           // no copy, or a hinted one, or a start page due
+	classStale         // a copy older than the stale bound
 	classRefresh
 	classEarly // due only because the spider refreshes early (Picker.Early)
 )
 
 func (b *bounds) class(e *list.Entry) int {
 	switch {
-	case b.stale(e):
-		return classStale
-	case e.Modified.IsZero() || e.Hinted():
+	case e.Modified.IsZero() && b.stale(e):
+		return classWaited
+	case e.Modified.IsZero():
 		return classNew
-	case b.now.Before(e.Modified.Add(b.interval(e))):
-		return classEarly
-	case e.Level == 0:
+	case b.maxLevel >= 0 && e.Level > b.maxLevel:
+		return classStale // due only as stale
+	case e.Hinted():
+		return classNew
+	case e.Level == 0 && !b.now.Before(e.Modified.Add(b.interval(e))):
 		// Where a site announces: its poll must not wait behind a
 		// batch of first visits and refreshes, nor its announcements.
 		return classNew
+	case b.stale(e):
+		return classStale
+	case b.now.Before(e.Modified.Add(b.interval(e))):
+		return classEarly
 	}
 	return classRefresh
 }
+
+// byAge reports whether a class orders its lines by age alone, whatever
+// their level: the stale bound's classes.
+func byAge(class int) bool { return class == classWaited || class == classStale }
 
 // odds is how likely the page changed since its copy: the copy's age over
 // the model's own mean time between changes (monotone in the chance
@@ -271,7 +291,7 @@ func (b *bounds) less(a, c *list.Entry) bool {
 			return oa > oc
 		}
 	}
-	if ka != classStale && a.Level != c.Level {
+	if !byAge(ka) && a.Level != c.Level {
 		return a.Level < c.Level
 	}
 	sa, sc := since(a), since(c)

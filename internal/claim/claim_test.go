@@ -81,6 +81,7 @@ func TestOrder(t *testing.T) {
 		{URL: "mid-new", Level: 1, State: list.Found},
 		{URL: "ancient-deep", Level: 12, State: list.Downloaded, Modified: ago(400 * time.Hour)},
 		{URL: "fresh", Level: 0, State: list.Downloaded, Modified: ago(time.Minute)},
+		{URL: "waited-deep", Level: 9, State: list.Found, Due: ago(400 * time.Hour)},
 	}
 	tests := []struct {
 		p    Profile
@@ -89,10 +90,13 @@ func TestOrder(t *testing.T) {
 		// Lines never visited and start pages past their window first,
 		// lowest level first, the longest waiting first.
 		{fast, []string{"top-new", "top-older"}},
-		// The slow profile takes stale lines first, regardless of level.
-		{slow, []string{"ancient-deep", "top-new"}},
+		// The slow profile takes a first visit that waited past the
+		// stale bound first, regardless of level; then the other first
+		// visits; then copies past the stale bound: a missing page
+		// before an old copy.
+		{slow, []string{"waited-deep", "top-new", "mid-new", "deep-new", "ancient-deep"}},
 	}
-	tests[1].p.Batch = 2
+	tests[1].p.Batch = len(es)
 	for _, tt := range tests {
 		if got := selectURLs(tt.p, es); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: picked %v, want %v", tt.p.Name, got, tt.want)
@@ -215,9 +219,10 @@ func TestDueWithModel(t *testing.T) {
 	}
 }
 
-// Under a budget the order decides what is fetched: stale lines, then
-// never-visited and hinted lines, then the refreshes most likely to find a
-// change, whatever their level.
+// Under a budget the order decides what is fetched: first visits that
+// waited past the stale bound, then the other first visits and hinted
+// lines, then the refreshes most likely to find a change, whatever their
+// level.
 func TestOrderWithModel(t *testing.T) {
 	p := slow
 	p.Longest, p.Window = p.Stale, time.Hour
@@ -278,11 +283,12 @@ func TestDueDuringBacklog(t *testing.T) {
 }
 
 // The start page, due at its shortest interval, goes before every other
-// line due but the stale ones: before the first visits of a first mirror
-// and the refreshes due, or the pages it announces wait behind a batch of
-// them (issue 21: a slow spider claimed the home page last of its batch
-// while first visits were found, and polled it 17 s after the fast
-// spider, past the fast window). Early, it waits like any other copy.
+// line due but the first visits that waited past the stale bound: before
+// the first visits of a first mirror, the stale copies and the refreshes
+// due, or the pages it announces wait behind a batch of them (issue 21:
+// a slow spider claimed the home page last of its batch while first
+// visits were found, and polled it 17 s after the fast spider, past the
+// fast window). Early, it waits like any other copy.
 func TestStartPageFirst(t *testing.T) {
 	p := Profile{Name: "slow", Window: 90 * time.Second, Shortest: 7500 * time.Millisecond, Longest: 90 * time.Second,
 		MaxLevel: -1, Stale: 180 * time.Second, Batch: 50}
@@ -303,11 +309,11 @@ func TestStartPageFirst(t *testing.T) {
 		want           []string
 	}{
 		{"first visits wait", 8 * time.Second, true, false,
-			[]string{"stale", "home", "announced", "article, never visited", "image, never visited"}},
+			[]string{"home", "announced", "article, never visited", "image, never visited", "stale"}},
 		{"refreshes", 8 * time.Second, false, true,
-			[]string{"stale", "home", "announced", "article, never visited", "image, never visited", "section, refresh due"}},
+			[]string{"home", "announced", "article, never visited", "image, never visited", "stale", "section, refresh due"}},
 		{"early", 5 * time.Second, false, true,
-			[]string{"stale", "announced", "article, never visited", "image, never visited", "section, refresh due", "home"}},
+			[]string{"announced", "article, never visited", "image, never visited", "stale", "section, refresh due", "home"}},
 	}
 	for _, tt := range tests {
 		k := &Picker{P: p, Now: now, Backlog: tt.backlog, Early: tt.early}

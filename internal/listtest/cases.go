@@ -121,8 +121,8 @@ func testHints(t *testing.T, b Backend) {
 }
 
 // orderLines are lines of every class claim knows, at t0, under
-// slowProfile: two stale, four first visits or hinted, three refreshes,
-// two not due.
+// slowProfile: a first visit that waited past the stale bound, two stale
+// copies, four first visits or hinted, three refreshes, two not due.
 var slowProfile = claim.Profile{Name: "slow", Window: 24 * time.Hour, Longest: 7 * 24 * time.Hour, MaxLevel: -1, Stale: 14 * 24 * time.Hour, Batch: 100}
 
 func orderLines() []line {
@@ -146,15 +146,17 @@ func orderLines() []line {
 		{url: u("n3"), level: 1, found: at(-3 * time.Hour)},                           // first visit, level 1, older
 		{url: u("r2"), level: 1, found: found, res: dl(-72*time.Hour, -24*time.Hour)}, // model: interval 2d, odds 1.5
 		{url: u("s1"), level: 5, found: found, res: dl(-20*24*time.Hour, 0)},          // stale, older
+		{url: u("w1"), level: 7, found: at(-15 * 24 * time.Hour)},                     // first visit, waited past the stale bound
 	}
 }
 
-// Lines are claimed in claim's order: stale (oldest first, any level),
-// then first visits, hinted copies and start pages due (lowest level,
-// then longest waiting), then refreshes (most likely changed first); at
-// most the batch.
+// Lines are claimed in claim's order: first visits that waited past the
+// stale bound (longest waiting first, any level), then the other first
+// visits, hinted copies and start pages due (lowest level, then longest
+// waiting), then stale copies (oldest first, any level), then refreshes
+// (most likely changed first); at most the batch.
 func testClaimOrder(t *testing.T, b Backend) {
-	want := []string{u("s1"), u("s2"), u("r1"), u("r3"), u("n3"), u("n2"), u("n1"), u("h1"), u("r2")}
+	want := []string{u("w1"), u("r1"), u("r3"), u("n3"), u("n2"), u("n1"), u("h1"), u("s1"), u("s2"), u("r2")}
 	for _, n := range []int{100, 4} {
 		sp := join(t, b, b.New(t), "a")
 		seed(sp, orderLines())
@@ -183,8 +185,8 @@ func testClaimLimits(t *testing.T, b Backend) {
 		backlog bool
 		want    []string
 	}{
-		{"level limit", shallow, false, []string{u("s1"), u("s2"), u("r1"), u("r3"), u("n3"), u("n2"), u("r2")}},
-		{"backlog", slowProfile, true, []string{u("s1"), u("s2"), u("r1"), u("r3"), u("n3"), u("n2"), u("n1"), u("h1")}},
+		{"level limit", shallow, false, []string{u("w1"), u("r1"), u("r3"), u("n3"), u("n2"), u("s1"), u("s2"), u("r2")}},
+		{"backlog", slowProfile, true, []string{u("w1"), u("r1"), u("r3"), u("n3"), u("n2"), u("n1"), u("h1"), u("s1"), u("s2")}},
 	}
 	for _, tc := range cases {
 		sp := join(t, b, b.New(t), "a")

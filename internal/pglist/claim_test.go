@@ -22,9 +22,11 @@ var claimProfiles = []claim.Profile{
 }
 
 // The candidate queries select exactly the lines claim finds due, whatever
-// the profile, the backlog and the line; and the stale and new queries
-// return them in claim's own order (the new query's stale lines aside:
-// the stale query returns them first).
+// the profile, the backlog and the line; and the waited, new and stale
+// queries return them in claim's own order, the lines an earlier tier
+// returned aside: the new query's first visits that waited past the stale
+// bound (the waited query's), and the stale query's hinted copies and
+// start pages (the new tier's).
 func TestCandidatesAreClaimsDueLines(t *testing.T) {
 	dsn := testDSN(t)
 	s := openTest(t, dsn, testSchema(t, dsn))
@@ -59,11 +61,11 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 							t.Fatal(err)
 						}
 						e := *w.entry()
-						if c, dup := got[e.URL]; dup && !(c == qStale || q.class == qStale) {
-							t.Errorf("%s: %s in %s and %s", name, e.URL, c, q.class)
-						}
-						if c := got[e.URL]; c == qStale {
-							continue // claimed first, in the stale query's order
+						if c, dup := got[e.URL]; dup {
+							if !(c == qWaited && q.class == qNew || q.class == qStale || c == qStale) {
+								t.Errorf("%s: %s in %s and %s", name, e.URL, c, q.class)
+							}
+							continue // claimed in an earlier tier, in its order
 						}
 						got[e.URL] = q.class
 						order = append(order, e)
@@ -71,7 +73,7 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 					if err := rows.Err(); err != nil {
 						t.Fatal(err)
 					}
-					if q.class == qStale || q.class == qNew {
+					if q.class == qWaited || q.class == qStale || q.class == qNew {
 						sorted := slices.Clone(order)
 						slices.SortStableFunc(sorted, func(a, b list.Entry) int {
 							if k.Less(&a, &b) {
@@ -121,7 +123,7 @@ func TestCandidateQueriesUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Exec(ctx, `RESET ALL`)
-	want := map[string]string{qStale: "lines_since", qNew: "lines_new", qPlain: "lines_plain", qModelDue: "lines_model_due", qModelAged: "lines_model_age"}
+	want := map[string]string{qWaited: "lines_new", qStale: "lines_since", qNew: "lines_new", qPlain: "lines_plain", qModelDue: "lines_model_due", qModelAged: "lines_model_age"}
 	for _, p := range claimProfiles {
 		for _, q := range slices.Concat(candQueries(claimSpec{p: p, now: now}, []int{0, 1, 2}, 60), candQueries(claimSpec{p: p, now: now, early: true}, []int{0, 1, 2}, 60),
 			candQueries(claimSpec{p: p, now: now, unpaced: true}, []int{0, 1, 2}, 60)) {

@@ -17,8 +17,9 @@ const candCols = `id, url, file, spider, level, state, modified, due`
 
 // Classes of candidate queries, in claim's order of urgency.
 const (
-	qStale     = "stale"     // a copy older than the stale bound, or a first visit waiting that long
+	qWaited    = "waited"    // never visited, and waiting longer than the stale bound
 	qNew       = "new"       // never visited, or hinted and a shortest old
+	qStale     = "stale"     // a copy older than the stale bound
 	qPlain     = "plain"     // no change model: a window old
 	qModelDue  = "model-due" // the model's due time has passed, and the copy is shortest old
 	qModelAged = "model-age" // the copy is longest old, whatever the model says
@@ -26,8 +27,8 @@ const (
 
 // candQuery is one query for candidates: SQL with its arguments. It
 // returns at most k rows. Its tier is its class's rank in claim's order
-// (stale, new, refresh): every line a tier finds due is more urgent than
-// any of the next tier.
+// (waited, new, stale, refresh): every line a tier finds due is more
+// urgent than any of the next tier.
 type candQuery struct {
 	class string
 	tier  int
@@ -47,8 +48,9 @@ type claimSpec struct {
 // candQueries returns, in tier order, the queries for the k first due
 // lines of each class, given the levels the list uses. The queries select
 // unclaimed lines with exactly claim's rule for being due (claim.Due). For
-// the stale and new classes "first" is claim's own order, each query
-// scanning an index in that order. A refresh's urgency in claim is its
+// the waited, new and stale classes "first" is claim's own order, each
+// query scanning an index in that order (the waited class per level,
+// merged). A refresh's urgency in claim is its
 // odds (its copy's age over the model's mean time between changes), which
 // depends on the clock and so cannot be indexed; its stand-in is the time the
 // line became due by its kind: a window after its copy without a model,
@@ -60,10 +62,15 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	shortest, _, _ := sp.p.Intervals()
 	now := sp.now.UTC()
 	var qs []candQuery
-	if sp.p.Stale > 0 {
-		qs = append(qs, candQuery{qStale, 0, `SELECT ` + candCols + ` FROM lines
-			WHERE spider = '' AND coalesce(modified, due) <= $1
-			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{now.Add(-sp.p.Stale), k}})
+	staleBy := now.Add(-sp.p.Stale)
+	if sp.p.Stale > 0 && len(levels) > 0 {
+		// Per level on lines_new, whose predicate the first condition
+		// implies, merged in order of waiting (due, when never visited).
+		qs = append(qs, candQuery{qWaited, 0, `SELECT c.* FROM unnest($1::integer[]) AS lv(level) CROSS JOIN LATERAL (
+			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level
+				AND modified IS NULL AND (modified IS NULL OR due <= modified) AND coalesce(modified, due) <= $3
+			ORDER BY coalesce(modified, due) NULLS FIRST, id LIMIT $2) AS c
+			ORDER BY c.due, c.id LIMIT $2`, []any{levels, k, staleBy}})
 	}
 	hintWait := shortest // a hinted copy's interval; a fraction of it when refreshing early
 	if (sp.early || sp.unpaced) && !sp.backlog {
@@ -83,10 +90,17 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 		qs = append(qs, refreshQueries(sp, []int{0}, k, 1)...)
 		lv = lv[1:]
 	}
+	if sp.p.Stale > 0 {
+		// Copies (a line never visited that waited as long is of the
+		// waited tier, few once that tier did not fill the batch).
+		qs = append(qs, candQuery{qStale, 2, `SELECT ` + candCols + ` FROM lines
+			WHERE spider = '' AND coalesce(modified, due) <= $1 AND modified IS NOT NULL
+			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{staleBy, k}})
+	}
 	if len(lv) == 0 {
 		return qs
 	}
-	return append(qs, refreshQueries(sp, lv, k, 2)...)
+	return append(qs, refreshQueries(sp, lv, k, 3)...)
 }
 
 // refreshQueries returns the queries of tier for the refreshes due at the

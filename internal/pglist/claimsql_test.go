@@ -24,31 +24,35 @@ func TestCandQueries(t *testing.T) {
 		want    []string // class: arguments after the SQL
 	}{
 		{"slow", slow, false, []int{0, 1, 2, 5}, []string{
-			"stale 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
+			// First visits that waited past the stale bound, at every level.
+			"waited 0: [[0 1 2 5] 7 " + fmt.Sprint(now.Add(-14*day)) + "]",
 			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
 			// A start page due is as urgent as a line never visited.
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
-			"plain 2: [[1 2 5] 7 " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-due 2: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-age 2: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
+			// Copies past the stale bound after every first visit.
+			"stale 2: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
+			"plain 3: [[1 2 5] 7 " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-due 3: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-age 3: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 		}},
 		{"slow backlog", slow, true, []int{0, 1, 2}, []string{
-			"stale 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
+			"waited 0: [[0 1 2] 7 " + fmt.Sprint(now.Add(-14*day)) + "]",
 			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
+			"stale 2: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
 		}},
 		{"fast", fast, false, []int{0, 1, 2, 3}, []string{
 			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"plain 2: [[1] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"model-due 2: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
-			"model-age 2: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"plain 3: [[1] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"model-due 3: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
+			"model-age 3: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 		}},
 		{"fast, only deep levels", fast, false, []int{2, 3}, []string{
 			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
@@ -58,11 +62,12 @@ func TestCandQueries(t *testing.T) {
 		}},
 		// A stale bound shorter than the window lifts longest to the window.
 		{"stale below window", noModel, false, []int{0}, []string{
-			"stale 0: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
+			"waited 0: [[0] 7 " + fmt.Sprint(now.Add(-30*time.Minute)) + "]",
 			"new 1: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 3]",
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"stale 2: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
 		}},
 	}
 	for _, tc := range cases {

@@ -79,11 +79,13 @@
 // candidates (claimsql.go, a pure function), then asks the Picker's Due (its
 // vetoes included) and Less of the candidates only:
 //
-//  1. stale: a copy, or a first visit's wait, older than the stale bound,
-//     at any level, oldest first (index lines_since);
+//  1. waited: never visited, and found longer ago than the stale bound,
+//     at any level, longest waiting first (lines_new, per level, merged);
 //  2. new: never visited, or hinted and a window old, within the level
 //     limit, by level then longest waiting (lines_new);
-//  3. refresh, within the level limit (only level 0 while a first mirror
+//  3. stale: a copy older than the stale bound, at any level, oldest
+//     first (lines_since);
+//  4. refresh, within the level limit (only level 0 while a first mirror
 //     is under way): no model and a window old (lines_plain); a model whose
 //     due time has passed and a copy at least shortest old
 //     (lines_model_due); a copy at least longest old (lines_model_age).
@@ -96,7 +98,8 @@
 //     time has passed, and its other copies (a file not ending in .html)
 //     as with early refreshes. The refreshes of level 0 are queried apart, in the
 //     tier of class 2: claim ranks a start page due with the lines never
-//     visited.
+//     visited. A stale copy that a query of class 2 finds (a hinted copy
+//     within the level limit, a start page) is of class 2 in claim too.
 //
 // A Picker that names lines to offer first (Preferring: the lines a spider
 // fetched ahead of their claim, whose outcome it holds) has them selected
@@ -104,8 +107,8 @@
 // candidate.
 //
 // Each query selects exactly the lines claim.Due finds due (tested on
-// random lists against claim itself). Classes 1 and 2 come in claim's own
-// order, straight from their index. A refresh's urgency in claim is its
+// random lists against claim itself). Classes 1 to 3 come in claim's own
+// order, from their index (class 1 merging its levels'). A refresh's urgency in claim is its
 // odds, the copy's age over its interval, which depends on the profile and
 // the clock and so cannot be indexed: its indexable stand-in is the time
 // the line became due (the earliest first), per level, and the Picker's
