@@ -49,8 +49,7 @@ type claimSpec struct {
 // lines of each class, given the levels the list uses. The queries select
 // unclaimed lines with exactly claim's rule for being due (claim.Due). For
 // the waited, new and stale classes "first" is claim's own order, each
-// query scanning an index in that order (the waited class per level,
-// merged). A refresh's urgency in claim is its
+// query scanning an index in that order. A refresh's urgency in claim is its
 // odds (its copy's age over the model's mean time between changes), which
 // depends on the clock and so cannot be indexed; its stand-in is the time the
 // line became due by its kind: a window after its copy without a model,
@@ -63,14 +62,10 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	now := sp.now.UTC()
 	var qs []candQuery
 	staleBy := now.Add(-sp.p.Stale)
-	if sp.p.Stale > 0 && len(levels) > 0 {
-		// Per level on lines_new, whose predicate the first condition
-		// implies, merged in order of waiting (due, when never visited).
-		qs = append(qs, candQuery{qWaited, 0, `SELECT c.* FROM unnest($1::integer[]) AS lv(level) CROSS JOIN LATERAL (
-			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level
-				AND modified IS NULL AND (modified IS NULL OR due <= modified) AND coalesce(modified, due) <= $3
-			ORDER BY coalesce(modified, due) NULLS FIRST, id LIMIT $2) AS c
-			ORDER BY c.due, c.id LIMIT $2`, []any{levels, k, staleBy}})
+	if sp.p.Stale > 0 {
+		qs = append(qs, candQuery{qWaited, 0, `SELECT ` + candCols + ` FROM lines
+			WHERE spider = '' AND modified IS NULL AND due <= $1
+			ORDER BY due, id LIMIT $2`, []any{staleBy, k}})
 	}
 	hintWait := shortest // a hinted copy's interval; a fraction of it when refreshing early
 	if (sp.early || sp.unpaced) && !sp.backlog {

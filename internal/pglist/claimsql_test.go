@@ -25,7 +25,7 @@ func TestCandQueries(t *testing.T) {
 	}{
 		{"slow", slow, false, []int{0, 1, 2, 5}, []string{
 			// First visits that waited past the stale bound, at every level.
-			"waited 0: [[0 1 2 5] 7 " + fmt.Sprint(now.Add(-14*day)) + "]",
+			"waited 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
 			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
 			// A start page due is as urgent as a line never visited.
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
@@ -38,7 +38,7 @@ func TestCandQueries(t *testing.T) {
 			"model-age 3: [[1 2 5] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 		}},
 		{"slow backlog", slow, true, []int{0, 1, 2}, []string{
-			"waited 0: [[0 1 2] 7 " + fmt.Sprint(now.Add(-14*day)) + "]",
+			"waited 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
 			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
@@ -62,7 +62,7 @@ func TestCandQueries(t *testing.T) {
 		}},
 		// A stale bound shorter than the window lifts longest to the window.
 		{"stale below window", noModel, false, []int{0}, []string{
-			"waited 0: [[0] 7 " + fmt.Sprint(now.Add(-30*time.Minute)) + "]",
+			"waited 0: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
 			"new 1: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 3]",
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",

@@ -80,7 +80,7 @@
 // vetoes included) and Less of the candidates only:
 //
 //  1. waited: never visited, and found longer ago than the stale bound,
-//     at any level, longest waiting first (lines_new, per level, merged);
+//     at any level, longest waiting first (lines_waiting);
 //  2. new: never visited, or hinted and a window old, within the level
 //     limit, by level then longest waiting (lines_new);
 //  3. stale: a copy older than the stale bound, at any level, oldest
@@ -108,7 +108,7 @@
 //
 // Each query selects exactly the lines claim.Due finds due (tested on
 // random lists against claim itself). Classes 1 to 3 come in claim's own
-// order, from their index (class 1 merging its levels'). A refresh's urgency in claim is its
+// order, straight from their index. A refresh's urgency in claim is its
 // odds, the copy's age over its interval, which depends on the profile and
 // the clock and so cannot be indexed: its indexable stand-in is the time
 // the line became due (the earliest first), per level, and the Picker's

@@ -67,6 +67,10 @@ var migrations = []string{
 		rec  jsonb NOT NULL
 	) WITH (fillfactor = 90);
 	CREATE SEQUENCE gate_holders;`,
+	// 3: the lines never visited in order of waiting, for the claim's
+	// first tier (claimsql.go: the first visits that waited past the
+	// stale bound).
+	`CREATE INDEX lines_waiting ON lines (due, id) WHERE spider = '' AND modified IS NULL;`,
 }
 
 // migrate brings the schema up to the latest version in one transaction,

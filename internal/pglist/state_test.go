@@ -148,8 +148,9 @@ func TestGateRenewsLostSession(t *testing.T) {
 }
 
 // A list a spider of version 1 created (the list alone) is migrated to
-// version 2 by the next spider that opens it: its lines stay, and the
-// history and the hosts' pace work.
+// the latest version by the next spider that opens it: its lines stay,
+// the history and the hosts' pace work, and the claim's index of first
+// visits waiting (version 3) is there.
 func TestMigrateFromVersion1(t *testing.T) {
 	dsn := testDSN(t)
 	schema := testSchema(t, dsn)
@@ -169,8 +170,12 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err := s.pool.QueryRow(context.Background(), `SELECT (SELECT version FROM schema_version), (SELECT count(*) FROM lines)`).Scan(&v, &lines); err != nil {
 		t.Fatal(err)
 	}
-	if v != 2 || lines != 1 {
-		t.Errorf("after the migration: version %d, %d lines; want 2, 1", v, lines)
+	if v != len(migrations) || lines != 1 {
+		t.Errorf("after the migration: version %d, %d lines; want %d, 1", v, lines, len(migrations))
+	}
+	var idx int
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname = 'lines_waiting'`, schema).Scan(&idx); err != nil || idx != 1 {
+		t.Errorf("index lines_waiting after the migration: %d (%v), want 1", idx, err)
 	}
 	if err := s.History().Put([]meta.Record{{URL: "http://h/", Status: 200}}); err != nil {
 		t.Errorf("history after the migration: %v", err)
