@@ -241,8 +241,9 @@ const (
 )
 
 func (b *bounds) class(e *list.Entry) int {
+	stale := b.stale(e)
 	switch {
-	case e.Modified.IsZero() && b.stale(e):
+	case e.Modified.IsZero() && stale:
 		return classWaited
 	case e.Modified.IsZero():
 		return classNew
@@ -250,13 +251,16 @@ func (b *bounds) class(e *list.Entry) int {
 		return classStale // due only as stale
 	case e.Hinted():
 		return classNew
-	case e.Level == 0 && !b.now.Before(e.Modified.Add(b.interval(e))):
+	}
+	atInterval := !b.now.Before(e.Modified.Add(b.interval(e)))
+	switch {
+	case e.Level == 0 && atInterval:
 		// Where a site announces: its poll must not wait behind a
 		// batch of first visits and refreshes, nor its announcements.
 		return classNew
-	case b.stale(e):
+	case stale:
 		return classStale
-	case b.now.Before(e.Modified.Add(b.interval(e))):
+	case !atInterval:
 		return classEarly
 	}
 	return classRefresh
