@@ -349,18 +349,21 @@ def render(rows, header=""):
     order = sorted(groups, key=lambda k: (k[0] == "none", float(k[0]) if k[0] != "none" else 0, k[1]))
     med = [median_row(groups[k]) for k in order]
     out = [header.rstrip("\n"), "",
-           "| budget (req/s) | tool | freshness, time average | after first sweep | first sweep (s) "
+           "| budget (req/s) | tool | run (s) | freshness, time average | after first sweep | first sweep (s) "
            "| freshness at end | requests | 304 answers | rate (req/s, mean / peak 10 s) "
            "| announced in mirror within the fast window | runs |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in med:
         ann = "—" if r["announced_share"] is None else f"{100 * r['announced_share']:.0f}% (of {r['announced']:g})"
-        out.append(f"| {r['budget']} | {r['tool']} | {fmt(r['mean'], '.3f')} | {fmt(r['after'], '.3f')} "
+        out.append(f"| {r['budget']} | {r['tool']} | {r['duration']:g} | {fmt(r['mean'], '.3f')} | {fmt(r['after'], '.3f')} "
                    f"| {fmt(r['sweep'], 'g', 'not reached')} | {fmt(r['final'], '.3f')} | {fmt(r['requests'], 'g')} "
                    f"| {fmt(r['not_modified'], 'g')} | {fmt(r['rate'], '.1f')} / {fmt(r['peak'], '.1f')} "
                    f"| {ann} | {r['runs']} |")
     out += ["", "Freshness over time (first run of each budget and tool):", ""]
-    times = sorted({t for k in order for t, _ in groups[k][0]["curve"] if t % 30 == 0})
+    # Every 30 s, or every 60 s where a run is longer than 4 minutes.
+    longest = max(t for k in order for t, _ in groups[k][0]["curve"])
+    step = 30 if longest <= 240 else 60
+    times = sorted({t for k in order for t, _ in groups[k][0]["curve"] if t % step == 0})
     out.append("| budget | tool | " + " | ".join(f"{t:g} s" for t in times) + " |")
     out.append("|---|---|" + "---|" * len(times))
     for k in order:

@@ -210,6 +210,20 @@ class Summaries(unittest.TestCase):
         self.assertTrue(lines[0].endswith("| 3 |"))
         self.assertLess(text.index("| 20 | spider"), text.index("| none | spider"))
 
+    def test_render_long_runs(self):
+        # A run of 20 s gives a sample every 5 s; one of 300 s puts the
+        # curve's columns a minute apart, and the table says how long each ran.
+        short = bf.summarize(self.data(0.5), [], "spider", "20", 15)
+        data = self.data(0.9)
+        data["duration"] = 300
+        data["samples"] = [dict(data["samples"][1], t=t) for t in range(0, 301, 5)]
+        long = bf.summarize(data, [], "spider", "10", 15)
+        text = bf.render([short, long])
+        self.assertIn("| 10 | spider | 300 |", text)
+        self.assertIn("| 20 | spider | 20 |", text)
+        head = [l for l in text.splitlines() if l.startswith("| budget | tool |")][0]
+        self.assertEqual(head, "| budget | tool | " + " | ".join(f"{t} s" for t in range(0, 301, 60)) + " |")
+
     def test_sample_end_to_end(self):
         d = tempfile.mkdtemp()
         write(os.path.join(d, "truth.json"), json.dumps({
