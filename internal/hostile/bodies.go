@@ -1,0 +1,96 @@
+package hostile
+
+import (
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// The writers behind the cases that misbehave in how they send a body:
+// slowly, or as a gzip stream far larger decoded than sent.
+
+// statusWriter records the status a handler sends.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// trickle calls write every 100 ms until it fails, the client goes away,
+// or ten minutes pass (a bound for a test that forgot its timeout).
+func trickle(w http.ResponseWriter, r *http.Request, write func() error) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	end := time.After(10 * time.Minute)
+	for {
+		if write() != nil {
+			return
+		}
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-end:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// gzipBomb returns a gzip stream that decodes to BombSize bytes: an HTML
+// page followed by spaces. It is a series of gzip members (RFC 1952 allows
+// several; Go's reader decodes them all), one compressed mebibyte of
+// spaces repeated, so making it is cheap.
+func (s *Site) gzipBomb() []byte {
+	s.bombOnce.Do(func() {
+		head := []byte("<!doctype html><title>bomb</title><p>")
+		out := gzipMember(head)
+		const mib = 1 << 20
+		spaces := spacesMember()
+		left := s.opt.BombSize - int64(len(head))
+		for ; left >= mib; left -= mib {
+			out = append(out, spaces...)
+		}
+		if left > 0 {
+			out = append(out, gzipMember(bytes.Repeat([]byte{' '}, int(left)))...)
+		}
+		s.bomb = out
+	})
+	return s.bomb
+}
+
+func gzipMember(p []byte) []byte {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	zw.Write(p)
+	zw.Close()
+	return b.Bytes()
+}
+
+// spacesMember is one gzip member of a mebibyte of spaces, made once.
+var spacesMember = sync.OnceValue(func() []byte { return gzipMember(bytes.Repeat([]byte{' '}, 1<<20)) })
