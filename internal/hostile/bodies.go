@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -38,6 +39,55 @@ func (w *statusWriter) Flush() {
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// bodyCase serves the bodies too large, too slow or never finished, if p
+// is one of them.
+func (s *Site) bodyCase(w *statusWriter, r *http.Request, p string) bool {
+	switch {
+	case p == "/gzip-bomb":
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(s.gzipBomb())
+	case p == "/big" || p == "/big-declared":
+		w.Header().Set("Content-Type", "text/html")
+		if p == "/big-declared" {
+			w.Header().Set("Content-Length", strconv.FormatInt(s.opt.BigSize, 10))
+		}
+		chunk := bytes.Repeat([]byte("<p>big</p>\n"), 6000)
+		for left := s.opt.BigSize; left > 0; {
+			k := min(left, int64(len(chunk)))
+			if _, err := w.Write(chunk[:k]); err != nil {
+				return true // the client gave up
+			}
+			left -= k
+		}
+	case p == "/trickle":
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusOK)
+		trickle(w, r, func() error { _, err := w.Write([]byte("x")); return err })
+	case p == "/slow-headers":
+		hj, ok := w.ResponseWriter.(http.Hijacker)
+		if !ok {
+			http.Error(w, "no hijacking", http.StatusInternalServerError)
+			return true
+		}
+		conn, buf, err := hj.Hijack()
+		if err != nil {
+			return true
+		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nX-Slow: ")
+		buf.Flush()
+		trickle(nil, r, func() error {
+			conn.SetWriteDeadline(time.Now().Add(time.Second))
+			_, err := conn.Write([]byte("x"))
+			return err
+		})
+	default:
+		return false
+	}
+	return true
+}
 
 // trickle calls write every 100 ms until it fails, the client goes away,
 // or ten minutes pass (a bound for a test that forgot its timeout).

@@ -43,7 +43,6 @@
 package hostile
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -217,11 +216,22 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 		io.WriteString(w, body)
 	case p == "/private/secret":
 		page(w, "secret", "robots.txt forbids this page")
+	default:
+		if !s.trapCase(w, r, p) && !s.bodyCase(w, r, p) && !s.statusCase(w, r, p, n) && !s.pageCase(w, r, p) && !s.sitemapCase(w, r, p) {
+			http.NotFound(w, r)
+		}
+	}
+}
+
+// trapCase serves the endless spaces and the redirects that go nowhere
+// good, if p is one of them.
+func (s *Site) trapCase(w http.ResponseWriter, r *http.Request, p string) bool {
+	switch {
 	case strings.HasPrefix(p, "/calendar/"):
 		day, err := time.Parse("2006-01-02", strings.TrimPrefix(p, "/calendar/"))
 		if err != nil {
 			http.NotFound(w, r)
-			return
+			return true
 		}
 		page(w, day.Format("Monday 2 January 2006"), fmt.Sprintf(`<a href="%s">previous day</a> <a href="%s">next day</a>`,
 			day.AddDate(0, 0, -1).Format("2006-01-02"), day.AddDate(0, 0, 1).Format("2006-01-02")))
@@ -246,50 +256,21 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 		default:
 			http.Redirect(w, r, "/chain/"+strconv.Itoa(k+1), http.StatusMovedPermanently)
 		}
-	case p == "/gzip-bomb":
-		w.Header().Set("Content-Type", "text/html")
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(s.gzipBomb())
-	case p == "/big" || p == "/big-declared":
-		w.Header().Set("Content-Type", "text/html")
-		if p == "/big-declared" {
-			w.Header().Set("Content-Length", strconv.FormatInt(s.opt.BigSize, 10))
-		}
-		chunk := bytes.Repeat([]byte("<p>big</p>\n"), 6000)
-		for left := s.opt.BigSize; left > 0; {
-			k := min(left, int64(len(chunk)))
-			if _, err := w.Write(chunk[:k]); err != nil {
-				return // the client gave up
-			}
-			left -= k
-		}
-	case p == "/trickle":
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusOK)
-		trickle(w, r, func() error { _, err := w.Write([]byte("x")); return err })
-	case p == "/slow-headers":
-		hj, ok := w.ResponseWriter.(http.Hijacker)
-		if !ok {
-			http.Error(w, "no hijacking", http.StatusInternalServerError)
-			return
-		}
-		conn, buf, err := hj.Hijack()
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		buf.WriteString("HTTP/1.1 200 OK\r\nX-Slow: ")
-		buf.Flush()
-		trickle(nil, r, func() error {
-			conn.SetWriteDeadline(time.Now().Add(time.Second))
-			_, err := conn.Write([]byte("x"))
-			return err
-		})
+	default:
+		return false
+	}
+	return true
+}
+
+// statusCase serves the error statuses, if p is one of them (n: its
+// requests so far).
+func (s *Site) statusCase(w http.ResponseWriter, r *http.Request, p string, n int) bool {
+	switch {
 	case p == "/503-then-200":
 		if n <= s.opt.FailFirst {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
+			return true
 		}
 		page(w, "back after 503", "")
 	case p == "/429":
@@ -300,11 +281,21 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 	case p == "/404-then-200":
 		if n <= s.opt.FailFirst {
 			http.NotFound(w, r)
-			return
+			return true
 		}
 		page(w, "back after 404", "")
 	case p == "/410":
 		http.Error(w, "gone", http.StatusGone)
+	default:
+		return false
+	}
+	return true
+}
+
+// pageCase serves the encoded pages, the pages they link to, /etag and
+// /private-links, if p is one of them.
+func (s *Site) pageCase(w http.ResponseWriter, r *http.Request, p string) bool {
+	switch {
 	case p == "/cp1251", p == "/koi8r", p == "/sjis", p == "/bad-utf8":
 		ct, body := Encoded(p)
 		w.Header().Set("Content-Type", ct)
@@ -325,8 +316,7 @@ func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
 <img src="http://169.254.169.254/latest/meta-data/"> <img src="http://10.0.0.1/x.png"> <a href="http://[::1]:9/">c</a> <a href="http://localhost:9/">d</a>
 <a href="ftp://127.0.0.1/x">e</a> <a href="file:///etc/passwd">f</a> <a href="javascript:alert(1)">g</a>`)
 	default:
-		if !s.sitemapCase(w, r, p) {
-			http.NotFound(w, r)
-		}
+		return false
 	}
+	return true
 }
