@@ -361,7 +361,7 @@ def render(rows, header=""):
                    f"| {ann} | {r['runs']} |")
     out += ["", "Freshness over time (first run of each budget and tool):", ""]
     # Every 30 s, or every 60 s where a run is longer than 4 minutes.
-    longest = max(t for k in order for t, _ in groups[k][0]["curve"])
+    longest = max((t for k in order for t, _ in groups[k][0]["curve"]), default=0)
     step = 30 if longest <= 240 else 60
     times = sorted({t for k in order for t, _ in groups[k][0]["curve"] if t % step == 0})
     out.append("| budget | tool | " + " | ".join(f"{t:g} s" for t in times) + " |")
