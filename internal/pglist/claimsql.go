@@ -87,7 +87,9 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	}
 	if sp.p.Stale > 0 {
 		// Copies (a line never visited that waited as long is of the
-		// waited tier, few once that tier did not fill the batch).
+		// waited tier, few once that tier did not fill the batch). For a
+		// copy coalesce(modified, due) is modified; the query spells it
+		// as lines_since indexes it, so that the index serves it.
 		qs = append(qs, candQuery{qStale, 2, `SELECT ` + candCols + ` FROM lines
 			WHERE spider = '' AND coalesce(modified, due) <= $1 AND modified IS NOT NULL
 			ORDER BY coalesce(modified, due), id LIMIT $2`, []any{staleBy, k}})
