@@ -158,7 +158,7 @@ func accountOf(ctx context.Context, l crawl.Store, t *account.Tally, ps []claim.
 	crawlDelay := crawlDelayOf(ctx, l)
 	for name, hl := range t.Hosts() {
 		b := account.NewBudget(delay, delayFrom, crawlDelay(name, now), answers[name])
-		h := HostAccount{Host: name, Lines: hl, Budget: b, Promises: account.Promises(ps, hl.Within, hl.Lines, b)}
+		h := HostAccount{Host: name, Lines: hl, Budget: b, Promises: account.Promises(ps, hl, b)}
 		h.TogetherPerHour, h.TogetherOver = account.Together(h.Promises, b)
 		h.MadePerHour = made[name]
 		if r, ok := hist[name]; ok {

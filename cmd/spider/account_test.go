@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,14 +17,15 @@ import (
 )
 
 // writeAccountList writes a list of one host with n lines at level 1, a
-// copy of each, half of them a window old, and a deeper line with none.
-func writeAccountList(t *testing.T, path string, n int, now time.Time) {
+// copy of each, half of them a window (1h) old, whose model expects a
+// change every interval, and a deeper line with none.
+func writeAccountList(t *testing.T, path string, n int, now time.Time, interval time.Duration) {
 	t.Helper()
 	buf := []byte(list.Header + "\n")
 	for i := range n {
 		mod := now.Add(-time.Duration(i%2) * time.Hour)
 		buf = list.AppendLine(buf, &list.Entry{File: fmt.Sprintf("example.org/p%d.html", i), Level: 1, State: list.Downloaded,
-			Modified: mod, Due: mod.Add(time.Hour), URL: fmt.Sprintf("http://example.org/p%d", i)}, 0)
+			Modified: mod, Due: mod.Add(interval), URL: fmt.Sprintf("http://example.org/p%d", i)}, 0)
 	}
 	buf = list.AppendLine(buf, &list.Entry{Level: 9, State: list.Found, Due: now, URL: "http://example.org/deep"}, 0)
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
@@ -37,7 +39,7 @@ func writeAccountList(t *testing.T, path string, n int, now time.Time) {
 func accountDir(t *testing.T, n int, now time.Time, samples ...spiderSample) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeAccountList(t, filepath.Join(dir, "spider.list"), n, now)
+	writeAccountList(t, filepath.Join(dir, "spider.list"), n, now, time.Hour)
 	if err := os.WriteFile(filepath.Join(dir, "spider.toml"), []byte("delay = \"6m\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +135,43 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 	}
 	if p := h.Promises[0]; p.Profile != "fast" || p.Kind != "window" || p.URLs != 12 || p.Fits || p.Over < 0.199 || p.Over > 0.201 {
 		t.Errorf("fast promise %+v, want 12 URLs, not fitting by 20%%", p)
+	}
+}
+
+// Pages the change model expects to change daily cost the fast window's
+// promise a visit a day, not an hour: 120 of them at level 1 fit a budget
+// of 10 requests an hour that their number alone would exceed.
+func TestStatusAccountPromiseByModel(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	dir := accountDir(t, 0, now)
+	writeAccountList(t, filepath.Join(dir, "spider.list"), 120, now, 24*time.Hour)
+	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
+	if code != 0 {
+		t.Fatalf("status exit %d: %s", code, stderr)
+	}
+	want := "fast promises 120 URLs (level ≤ 3) every 1h, up to 24h for pages seen to change less often = 5 requests/h (every 1h each: 120); host example.org allows 10/h (delay 6m): fits (50% of the budget)"
+	if !strings.Contains(out, want) {
+		t.Errorf("status lacks %q:\n%s", want, out)
+	}
+	code, out, stderr = runCLI(t, dir, "status", "--config", "spider.toml", "--json")
+	if code != 0 {
+		t.Fatalf("status --json exit %d: %s", code, stderr)
+	}
+	var st struct {
+		Account struct {
+			Hosts []struct {
+				Promises []account.Promise `json:"promises"`
+			} `json:"hosts"`
+		} `json:"account"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Account.Hosts) != 1 || len(st.Account.Hosts[0].Promises) == 0 {
+		t.Fatalf("account %+v", st.Account)
+	}
+	if p := st.Account.Hosts[0].Promises[0]; p.Profile != "fast" || math.Abs(p.PerHour-5) > 1e-9 || p.WindowPerHour != 120 || p.LongestSec != 86400 || !p.Fits {
+		t.Errorf("fast promise %+v, want 5 requests/h of a window's 120, fitting", p)
 	}
 }
 

@@ -45,8 +45,9 @@ type Tally struct {
 // hostTally is what one host's lines add up to.
 type hostTally struct {
 	lines   int
-	within  []int // per profile: lines within its level limit
-	gone    int   // archived or disallowed: not expected in the mirror
+	within  []int     // per profile: lines within its level limit
+	perHour []float64 // per profile: Σ 1h/claim.Profile.Every over those lines
+	gone    int       // archived or disallowed: not expected in the mirror
 	copies  int
 	hinted  int
 	current float64       // Σ e^(−age/interval) over copies
@@ -84,7 +85,7 @@ func (t *Tally) host(url string) *hostTally {
 	h := t.hosts[name]
 	if h == nil {
 		name = string([]byte(name)) // the entry's strings are a read buffer
-		h = &hostTally{within: make([]int, len(t.profiles))}
+		h = &hostTally{within: make([]int, len(t.profiles)), perHour: make([]float64, len(t.profiles))}
 		t.hosts[name] = h
 	}
 	t.last, t.lastName = h, name
@@ -98,6 +99,9 @@ func (t *Tally) Add(e *list.Entry) {
 	for i, p := range t.profiles {
 		if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
 			h.within[i]++
+			if every := p.Every(e); every > 0 {
+				h.perHour[i] += float64(time.Hour) / float64(every)
+			}
 		}
 	}
 	if e.State == list.Archived || e.State == list.Disallowed {
@@ -151,8 +155,12 @@ func (t *Tally) interval(e *list.Entry) time.Duration {
 type Lines struct {
 	Lines  int   `json:"lines"`
 	Within []int `json:"-"` // per profile given to New: lines within its level limit
-	Copies int   `json:"copies"`
-	Hinted int   `json:"hinted"` // copies a hub or sitemap said changed since
+	// PerHour is, per profile given to New, the visits an hour its window
+	// promise asks of those lines (claim.Profile.Every): once a window,
+	// less often for a copy the change model expects to change less often.
+	PerHour []float64 `json:"-"`
+	Copies  int       `json:"copies"`
+	Hinted  int       `json:"hinted"` // copies a hub or sitemap said changed since
 	// Current is the share of the lines expected in the mirror (all but
 	// archived and disallowed ones) whose copy is estimated current.
 	Current float64    `json:"current_share"`
@@ -172,7 +180,7 @@ type LevelAge struct {
 func (t *Tally) Hosts() map[string]Lines {
 	out := make(map[string]Lines, len(t.hosts))
 	for name, h := range t.hosts {
-		l := Lines{Lines: h.lines, Within: h.within, Copies: h.copies, Hinted: h.hinted, Ages: []LevelAge{}}
+		l := Lines{Lines: h.lines, Within: h.within, PerHour: h.perHour, Copies: h.copies, Hinted: h.hinted, Ages: []LevelAge{}}
 		if n := h.lines - h.gone; n > 0 {
 			l.Current = h.current / float64(n)
 		}

@@ -93,44 +93,85 @@ func TestAges(t *testing.T) {
 	}
 }
 
+// lines is a Tally's Lines for the profiles fast and slow, every line
+// counted once a window (no model yet).
+func lines(within []int, n int) Lines {
+	return Lines{Lines: n, Within: within, PerHour: []float64{float64(within[0]), float64(within[1]) / 24}}
+}
+
 func TestPromises(t *testing.T) {
 	sec := NewBudget(time.Second, "spiders", 0, 0)
+	// 4,212 lines within fast's levels, 4,000 of them copies the model
+	// expects to change once a day (fast's longest): 212 + 4000/24 an hour.
+	learnt := Lines{Lines: 4212, Within: []int{4212, 4212}, PerHour: []float64{212 + 4000.0/24, 4212.0 / 24}}
 	tests := []struct {
-		name   string
-		b      Budget
-		within []int
-		lines  int
-		want   []Promise
+		name string
+		b    Budget
+		l    Lines
+		want []Promise
 	}{
-		{"fits", sec, []int{3000, 50000}, 50000, []Promise{
-			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 3000, EverySec: 3600, PerHour: 3000, Fits: true},
-			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 50000, EverySec: 86400, PerHour: 50000.0 / 24, Fits: true},
-			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 50000, EverySec: 336 * 3600, PerHour: 50000.0 / 336, Fits: true}}},
-		{"fast over by 17%", sec, []int{4212, 4212}, 4212, []Promise{
-			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 4212, EverySec: 3600, PerHour: 4212, Over: 0.17},
-			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 4212, EverySec: 86400, PerHour: 175.5, Fits: true},
-			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 4212, EverySec: 336 * 3600, PerHour: 4212.0 / 336, Fits: true}}},
-		{"Crawl-delay binds", NewBudget(time.Second, "config", 10*time.Second, 0), []int{400, 400}, 400, []Promise{
-			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 400, EverySec: 3600, PerHour: 400, Over: 400.0/360 - 1},
-			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 400, EverySec: 86400, PerHour: 400.0 / 24, Fits: true},
-			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 400, EverySec: 336 * 3600, PerHour: 400.0 / 336, Fits: true}}},
-		{"no delay: always fits", NewBudget(0, "spiders", 0, 0), []int{1e7, 1e7}, 1e7, []Promise{
-			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 1e7, EverySec: 3600, PerHour: 1e7, Fits: true},
-			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 1e7, EverySec: 86400, PerHour: 1e7 / 24.0, Fits: true},
-			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 1e7, EverySec: 336 * 3600, PerHour: 1e7 / 336.0, Fits: true}}},
+		{"fits", sec, lines([]int{3000, 50000}, 50000), []Promise{
+			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 3000, EverySec: 3600, PerHour: 3000, WindowPerHour: 3000, Fits: true},
+			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 50000, EverySec: 86400, PerHour: 50000.0 / 24, WindowPerHour: 50000.0 / 24, Fits: true},
+			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 50000, EverySec: 336 * 3600, PerHour: 50000.0 / 336, WindowPerHour: 50000.0 / 336, Fits: true}}},
+		{"fast over by 17%", sec, lines([]int{4212, 4212}, 4212), []Promise{
+			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 4212, EverySec: 3600, PerHour: 4212, WindowPerHour: 4212, Over: 0.17},
+			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 4212, EverySec: 86400, PerHour: 175.5, WindowPerHour: 175.5, Fits: true},
+			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 4212, EverySec: 336 * 3600, PerHour: 4212.0 / 336, WindowPerHour: 4212.0 / 336, Fits: true}}},
+		{"the same URLs, most seen to change daily: fits", sec, learnt, []Promise{
+			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 4212, EverySec: 3600, PerHour: 212 + 4000.0/24, WindowPerHour: 4212, Fits: true},
+			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 4212, EverySec: 86400, PerHour: 175.5, WindowPerHour: 175.5, Fits: true},
+			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 4212, EverySec: 336 * 3600, PerHour: 4212.0 / 336, WindowPerHour: 4212.0 / 336, Fits: true}}},
+		{"Crawl-delay binds", NewBudget(time.Second, "config", 10*time.Second, 0), lines([]int{400, 400}, 400), []Promise{
+			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 400, EverySec: 3600, PerHour: 400, WindowPerHour: 400, Over: 400.0/360 - 1},
+			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 400, EverySec: 86400, PerHour: 400.0 / 24, WindowPerHour: 400.0 / 24, Fits: true},
+			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 400, EverySec: 336 * 3600, PerHour: 400.0 / 336, WindowPerHour: 400.0 / 336, Fits: true}}},
+		{"no delay: always fits", NewBudget(0, "spiders", 0, 0), lines([]int{1e7, 1e7}, 1e7), []Promise{
+			{Profile: "fast", Kind: "window", MaxLevel: 3, URLs: 1e7, EverySec: 3600, PerHour: 1e7, WindowPerHour: 1e7, Fits: true},
+			{Profile: "slow", Kind: "window", MaxLevel: -1, URLs: 1e7, EverySec: 86400, PerHour: 1e7 / 24.0, WindowPerHour: 1e7 / 24.0, Fits: true},
+			{Profile: "slow", Kind: "stale", MaxLevel: -1, URLs: 1e7, EverySec: 336 * 3600, PerHour: 1e7 / 336.0, WindowPerHour: 1e7 / 336.0, Fits: true}}},
 	}
 	for _, tt := range tests {
-		got := Promises([]claim.Profile{fast, slow}, tt.within, tt.lines, tt.b)
+		got := Promises([]claim.Profile{fast, slow}, tt.l, tt.b)
 		if len(got) != len(tt.want) {
 			t.Fatalf("%s: %d promises, want %d", tt.name, len(got), len(tt.want))
 		}
 		for i := range got {
 			g, w := got[i], tt.want[i]
-			if g.Profile != w.Profile || g.Kind != w.Kind || g.MaxLevel != w.MaxLevel || g.URLs != w.URLs ||
-				g.EverySec != w.EverySec || !near(g.PerHour, w.PerHour) || g.Fits != w.Fits || !near(g.Over, w.Over) {
+			if g.Profile != w.Profile || g.Kind != w.Kind || g.MaxLevel != w.MaxLevel || g.URLs != w.URLs || g.EverySec != w.EverySec ||
+				!near(g.PerHour, w.PerHour) || !near(g.WindowPerHour, w.WindowPerHour) || g.Fits != w.Fits || !near(g.Over, w.Over) {
 				t.Errorf("%s: promise %d = %+v, want %+v", tt.name, i, g, w)
 			}
 		}
+	}
+}
+
+// A Tally counts what each profile's window asks of a line: once a
+// window, or once per the model's interval for a copy expected to change
+// less often, up to the profile's longest.
+func TestPerHour(t *testing.T) {
+	ta := New([]claim.Profile{fast, slow}, now)
+	copyAt := ago(time.Hour)
+	for _, e := range []list.Entry{
+		{Level: 0, URL: "http://a/"},                                 // no copy: once a window
+		{Level: 1, URL: "http://a/1", File: "a/1", Modified: copyAt}, // no model: once a window
+		{Level: 1, URL: "http://a/hub", File: "a/hub", Modified: copyAt, Due: copyAt.Add(10 * time.Minute)},
+		{Level: 2, URL: "http://a/6h", File: "a/6h", Modified: copyAt, Due: copyAt.Add(6 * time.Hour)},
+		{Level: 3, URL: "http://a/month", File: "a/month", Modified: copyAt, Due: copyAt.Add(720 * time.Hour)},
+		{Level: 4, URL: "http://a/deep", File: "a/deep", Modified: copyAt, Due: copyAt.Add(720 * time.Hour)},
+	} {
+		ta.Add(&e)
+	}
+	a := ta.Hosts()["a"]
+	// fast: three once an hour (the hub no more than its window asks),
+	// one every 6h, one at fast's longest (24h); the deep one is slow's.
+	if want := 3 + 1.0/6 + 1.0/24; !near(a.PerHour[0], want) {
+		t.Errorf("fast: %v requests/h, want %v", a.PerHour[0], want)
+	}
+	// slow: its window (24h) but for the two a month, held to its longest
+	// (336h).
+	if want := 4.0/24 + 2.0/336; !near(a.PerHour[1], want) {
+		t.Errorf("slow: %v requests/h, want %v", a.PerHour[1], want)
 	}
 }
 
@@ -170,16 +211,21 @@ func TestBudget(t *testing.T) {
 
 func TestPromiseText(t *testing.T) {
 	b := NewBudget(time.Second, "spiders", 0, 0)
-	p := Promises([]claim.Profile{fast}, []int{4210}, 4210, b)[0]
+	p := Promises([]claim.Profile{fast}, Lines{Lines: 4210, Within: []int{4210}, PerHour: []float64{4210}}, b)[0]
 	want := "fast promises 4,210 URLs (level ≤ 3) every 1h = 4,210 requests/h; host example.org allows 3,600/h (delay 1s): does not fit by 17%; raise the rate (--delay), lower --max-level, or lengthen --window"
 	if got := p.Text("example.org", b); got != want {
 		t.Errorf("text\n got %s\nwant %s", got, want)
 	}
-	p = Promises([]claim.Profile{fast}, []int{1800}, 1800, b)[0]
+	p = Promises([]claim.Profile{fast}, Lines{Lines: 1800, Within: []int{1800}, PerHour: []float64{1800}}, b)[0]
 	if got := p.Text("h", b); !strings.HasSuffix(got, ": fits (50% of the budget)") {
 		t.Errorf("fitting text %q", got)
 	}
-	ps := Promises([]claim.Profile{fast, slow}, []int{3000, 24000}, 24000, b)
+	p = Promises([]claim.Profile{fast}, Lines{Lines: 4210, Within: []int{4210}, PerHour: []float64{1310}}, b)[0]
+	want = "fast promises 4,210 URLs (level ≤ 3) every 1h, up to 24h for pages seen to change less often = 1,310 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): fits (36% of the budget)"
+	if got := p.Text("example.org", b); got != want {
+		t.Errorf("text with a model\n got %s\nwant %s", got, want)
+	}
+	ps := Promises([]claim.Profile{fast, slow}, lines([]int{3000, 24000}, 24000), b)
 	if per, over := Together(ps, b); per != 4000 || !near(over, 4000.0/3600-1) {
 		t.Errorf("together %v %v, want 4000/h, over by 11%%", per, over)
 	}

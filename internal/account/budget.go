@@ -48,40 +48,49 @@ func NewBudget(delay time.Duration, from string, crawlDelay, answer time.Duratio
 }
 
 // Promise is what one profile's promise costs at one host: every one of
-// its URLs visited once per Every.
+// its URLs visited once per Every, or, for the window, less often where
+// the change model expects a page to change less often, up to Longest.
 type Promise struct {
-	Profile  string  `json:"profile"`
-	Kind     string  `json:"kind"` // "window" (the profile's window) or "stale" (its stale bound)
-	MaxLevel int     `json:"max_level"`
-	URLs     int     `json:"urls"`
-	EverySec float64 `json:"every_s"`
-	PerHour  float64 `json:"per_hour"` // URLs ÷ Every, in requests an hour
-	Fits     bool    `json:"fits"`
+	Profile    string  `json:"profile"`
+	Kind       string  `json:"kind"` // "window" (the profile's window) or "stale" (its stale bound)
+	MaxLevel   int     `json:"max_level"`
+	URLs       int     `json:"urls"`
+	EverySec   float64 `json:"every_s"`
+	LongestSec float64 `json:"longest_s"` // the longest interval a copy seen not to change is given (Every for the stale bound)
+	// PerHour is what keeping the promise costs, in requests an hour: a
+	// visit per URL and Every, less where the model expects fewer changes
+	// (Lines.PerHour); WindowPerHour is URLs ÷ Every, what it would cost
+	// if every page changed that often (or the model knew none yet).
+	PerHour       float64 `json:"per_hour"`
+	WindowPerHour float64 `json:"window_per_hour"`
+	Fits          bool    `json:"fits"`
 	// Over is how far the cost exceeds the budget, as a share of the
 	// budget (0.17: 17% more than the host allows); 0 when it fits.
 	Over float64 `json:"over"`
 }
 
-// Promises returns what each profile's promises cost at a host with
-// the given lines (Lines.Within, per profile, in the order of profiles)
-// under budget b: the window over the lines within the level limit, and
-// the stale bound over all lines.
-func Promises(profiles []claim.Profile, within []int, lines int, b Budget) []Promise {
+// Promises returns what each profile's promises cost at a host whose
+// lines are l (a Tally's, for the same profiles in the same order) under
+// budget b: the window over the lines within the level limit, and the
+// stale bound over all lines.
+func Promises(profiles []claim.Profile, l Lines, b Budget) []Promise {
 	var out []Promise
 	for i, p := range profiles {
-		if p.Window > 0 && i < len(within) {
-			out = append(out, promise(p.Name, "window", p.MaxLevel, within[i], p.Window, b))
+		if p.Window > 0 && i < len(l.Within) && i < len(l.PerHour) {
+			_, _, longest := p.Intervals()
+			out = append(out, promise(p.Name, "window", p.MaxLevel, l.Within[i], p.Window, longest, l.PerHour[i], b))
 		}
 		if p.Stale > 0 {
-			out = append(out, promise(p.Name, "stale", -1, lines, p.Stale, b))
+			perHour := float64(l.Lines) * float64(time.Hour) / float64(p.Stale)
+			out = append(out, promise(p.Name, "stale", -1, l.Lines, p.Stale, p.Stale, perHour, b))
 		}
 	}
 	return out
 }
 
-func promise(name, kind string, level, urls int, every time.Duration, b Budget) Promise {
-	p := Promise{Profile: name, Kind: kind, MaxLevel: level, URLs: urls, EverySec: every.Seconds(),
-		PerHour: float64(urls) * float64(time.Hour) / float64(every), Fits: true}
+func promise(name, kind string, level, urls int, every, longest time.Duration, perHour float64, b Budget) Promise {
+	p := Promise{Profile: name, Kind: kind, MaxLevel: level, URLs: urls, EverySec: every.Seconds(), LongestSec: longest.Seconds(),
+		PerHour: perHour, WindowPerHour: float64(urls) * float64(time.Hour) / float64(every), Fits: true}
 	if !b.Unlimited && p.PerHour > b.PerHour {
 		p.Fits, p.Over = false, p.PerHour/b.PerHour-1
 	}
@@ -107,6 +116,12 @@ func Together(ps []Promise, b Budget) (perHour, over float64) {
 // and, when it does not fit, the options:
 //
 //	fast promises 4,210 URLs (level ≤ 3) every 1h = 4,210 requests/h; host example.org allows 3,600/h (delay 1s): does not fit by 17%; raise the rate (--delay), lower --max-level, or lengthen --window
+//
+// Once the change model knows pages that change less often than the
+// window, the cost is what their intervals ask, and the window's figure
+// follows:
+//
+//	fast promises 4,210 URLs (level ≤ 3) every 1h, up to 24h for pages seen to change less often = 1,310 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): fits (36% of the budget)
 func (p Promise) Text(host string, b Budget) string {
 	var s strings.Builder
 	what := ""
@@ -117,7 +132,13 @@ func (p Promise) Text(host string, b Budget) string {
 	if p.MaxLevel >= 0 {
 		fmt.Fprintf(&s, " (level ≤ %d)", p.MaxLevel)
 	}
-	fmt.Fprintf(&s, " every %s = %s requests/h; host %s %s", Duration(p.EverySec), Count(p.PerHour), host, b.Text())
+	if Count(p.PerHour) == Count(p.WindowPerHour) {
+		fmt.Fprintf(&s, " every %s = %s requests/h", Duration(p.EverySec), Count(p.PerHour))
+	} else {
+		fmt.Fprintf(&s, " every %s, up to %s for pages seen to change less often = %s requests/h (every %s each: %s)",
+			Duration(p.EverySec), Duration(p.LongestSec), Count(p.PerHour), Duration(p.EverySec), Count(p.WindowPerHour))
+	}
+	fmt.Fprintf(&s, "; host %s %s", host, b.Text())
 	switch {
 	case p.Fits:
 		s.WriteString(": fits")

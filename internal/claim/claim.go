@@ -143,6 +143,21 @@ func (p Profile) Intervals() (shortest, window, longest time.Duration) {
 	return shortest, p.Window, longest
 }
 
+// Every returns how often p's promise asks for a visit of line e: once a
+// window, or, for a copy whose change model expects it to change less
+// often, once per the model's interval, up to longest. A page the model
+// expects to change more often than the window is polled sooner (its
+// revisit interval goes down to shortest) for freshness beyond what the
+// window promises; a line never visited, or without a model, counts once
+// a window.
+func (p Profile) Every(e *list.Entry) time.Duration {
+	_, window, longest := p.Intervals()
+	if e.Modified.IsZero() || !e.Due.After(e.Modified) {
+		return window
+	}
+	return min(max(e.Due.Sub(e.Modified), window), longest)
+}
+
 func boundsOf(p Profile, now time.Time) bounds {
 	shortest, _, longest := p.Intervals()
 	return bounds{now: now, staleBy: now.Add(-p.Stale), window: p.Window, shortest: shortest, longest: longest,

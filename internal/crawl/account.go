@@ -128,7 +128,7 @@ func (r *run) counted(c *list.Cycle) {
 	p := e.cfg.Profile
 	for name, l := range hosts {
 		b := e.budget(name, cp.now)
-		ps := account.Promises([]claim.Profile{p}, l.Within, l.Lines, b)
+		ps := account.Promises([]claim.Profile{p}, l, b)
 		for _, pr := range ps {
 			if !pr.Fits && !a.said[name+" "+pr.Kind] {
 				if a.said == nil {
