@@ -30,11 +30,12 @@ type Account struct {
 
 // AccountProfile is one profile as the account weighs it.
 type AccountProfile struct {
-	Name       string  `json:"name"`
-	WindowSec  float64 `json:"window_s"`
-	LongestSec float64 `json:"longest_s"`
-	MaxLevel   int     `json:"max_level"` // -1: no limit
-	StaleSec   float64 `json:"stale_s"`   // 0: no stale bound
+	Name        string  `json:"name"`
+	WindowSec   float64 `json:"window_s"`
+	ShortestSec float64 `json:"shortest_s"` // the bounds of a line's revisit interval
+	LongestSec  float64 `json:"longest_s"`  // (claim.Profile.Intervals)
+	MaxLevel    int     `json:"max_level"`  // -1: no limit
+	StaleSec    float64 `json:"stale_s"`    // 0: no stale bound
 }
 
 // HostAccount is the account of one host.
@@ -43,8 +44,9 @@ type HostAccount struct {
 	account.Lines
 	Budget   account.Budget    `json:"budget"`
 	Promises []account.Promise `json:"promises"`
-	// The window promises together, the profiles' spiders sharing the
-	// host's budget: requests an hour, and how far over (0: fits).
+	// What the profiles' spiders ask together, sharing the host's budget
+	// (each line once per the shortest of their revisit intervals):
+	// requests an hour, and how far over (0: fits).
 	TogetherPerHour float64 `json:"together_per_hour"`
 	TogetherOver    float64 `json:"together_over"`
 	// MadePerHour are the requests an hour the spiders made lately: each
@@ -95,6 +97,7 @@ func configSettings(name string, cfg *Config) (*Settings, error) {
 	s.applyConfig(cfg)
 	s.SlowWindow = slowWindow(s, cfg)
 	s.Longest = longest(s, false)
+	s.Shortest = shortest(s, cfg)
 	return s, nil
 }
 
@@ -135,8 +138,9 @@ func accountOf(ctx context.Context, l crawl.Store, t *account.Tally, ps []claim.
 	a := &Account{ProfilesFrom: from, Hosts: []HostAccount{}}
 	window := time.Duration(0)
 	for _, p := range ps {
+		shortest, _, longest := p.Intervals()
 		a.Profiles = append(a.Profiles, AccountProfile{Name: p.Name, WindowSec: p.Window.Seconds(),
-			LongestSec: max(p.Longest, p.Window).Seconds(), MaxLevel: p.MaxLevel, StaleSec: p.Stale.Seconds()})
+			ShortestSec: shortest.Seconds(), LongestSec: longest.Seconds(), MaxLevel: p.MaxLevel, StaleSec: p.Stale.Seconds()})
 		if window == 0 || p.Window < window {
 			window = p.Window
 		}
@@ -159,7 +163,8 @@ func accountOf(ctx context.Context, l crawl.Store, t *account.Tally, ps []claim.
 	for name, hl := range t.Hosts() {
 		b := account.NewBudget(delay, delayFrom, crawlDelay(name, now), answers[name])
 		h := HostAccount{Host: name, Lines: hl, Budget: b, Promises: account.Promises(ps, hl, b)}
-		h.TogetherPerHour, h.TogetherOver = account.Together(h.Promises, b)
+		h.TogetherPerHour = hl.Together
+		h.TogetherOver = account.Together(hl.Together, b)
 		h.MadePerHour = made[name]
 		if r, ok := hist[name]; ok {
 			h.History = &r
@@ -217,7 +222,7 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 		if h.TogetherOver > 0 {
 			verdict = "does not fit by " + account.Percent(h.TogetherOver)
 		}
-		fmt.Fprintf(w, "  the windows together: %s requests/h of %s/h: %s\n", account.Count(h.TogetherPerHour), account.Count(b.PerHour), verdict)
+		fmt.Fprintf(w, "  the profiles together: %s requests/h of %s/h: %s\n", account.Count(h.TogetherPerHour), account.Count(b.PerHour), verdict)
 	}
 	if h.MadePerHour > 0 {
 		fmt.Fprintf(w, "  made lately: %s requests/h (the spiders' last samples)\n", account.Count(h.MadePerHour))

@@ -81,9 +81,11 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 	for _, want := range []string{
 		"account per host (profiles from the config; budget from the config's delay",
 		"example.org: 13 lines, 12 copies; budget 10 requests/h, 240/day (delay 6m)",
-		"fast promises 12 URLs (level ≤ 3) every 1h = 12 requests/h; host example.org allows 10/h (delay 6m): does not fit by 20%; raise the rate (--delay), lower --max-level, or lengthen --window",
-		"slow promises 13 URLs every 24h = 1 requests/h; host example.org allows 10/h (delay 6m): fits (5% of the budget)",
-		"the windows together: 13 requests/h of 10/h: does not fit by 25%",
+		"fast promises 12 URLs (level ≤ 3) every 1h = 12 requests/h; host example.org allows 10/h (delay 6m): does not fit by 20%; raise the rate (--delay), lower --max-level, or lengthen --window or --shortest",
+		// The slow spider polls pages that change hourly hourly too.
+		"slow promises 13 URLs every 24h, or as the change model expects from 30m to 24h = 12 requests/h (every 24h each: 1); host example.org allows 10/h (delay 6m): does not fit by 20%; raise the rate (--delay) or lengthen --window or --shortest",
+		// Each line once, at the shorter of the two intervals.
+		"the profiles together: 12 requests/h of 10/h: does not fit by 20%",
 		"2.7 requests per change caught (8 requests, 3 changes)",
 		"announced pages: 1 of 2 reached the mirror within the fast window",
 		"made lately: 18 requests/h (the spiders' last samples)",
@@ -149,7 +151,7 @@ func TestStatusAccountPromiseByModel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status exit %d: %s", code, stderr)
 	}
-	want := "fast promises 120 URLs (level ≤ 3) every 1h, up to 24h for pages seen to change less often = 5 requests/h (every 1h each: 120); host example.org allows 10/h (delay 6m): fits (50% of the budget)"
+	want := "fast promises 120 URLs (level ≤ 3) every 1h, or as the change model expects from 30m to 24h = 5 requests/h (every 1h each: 120); host example.org allows 10/h (delay 6m): fits (50% of the budget)"
 	if !strings.Contains(out, want) {
 		t.Errorf("status lacks %q:\n%s", want, out)
 	}
@@ -170,7 +172,8 @@ func TestStatusAccountPromiseByModel(t *testing.T) {
 	if len(st.Account.Hosts) != 1 || len(st.Account.Hosts[0].Promises) == 0 {
 		t.Fatalf("account %+v", st.Account)
 	}
-	if p := st.Account.Hosts[0].Promises[0]; p.Profile != "fast" || math.Abs(p.PerHour-5) > 1e-9 || p.WindowPerHour != 120 || p.LongestSec != 86400 || !p.Fits {
+	if p := st.Account.Hosts[0].Promises[0]; p.Profile != "fast" || math.Abs(p.PerHour-5) > 1e-9 || p.WindowPerHour != 120 ||
+		p.ShortestSec != 1800 || p.LongestSec != 86400 || !p.Fits {
 		t.Errorf("fast promise %+v, want 5 requests/h of a window's 120, fitting", p)
 	}
 }

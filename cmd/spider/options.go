@@ -138,12 +138,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.SlowWindow = slowWindow(s, cfg)
 	s.SlowStale = slowStale(s, cfg)
 	s.Longest = longest(s, f.fs.Changed("longest"))
-	if s.Shortest == 0 {
-		// A page that changes within the fast window (a hub: the home
-		// page, a "latest" list) is polled twice a window, so a page it
-		// announces reaches the mirror within one.
-		s.Shortest = min(fastWindow(s, cfg)/2, s.Window)
-	}
+	s.Shortest = shortest(s, cfg)
 	// The transport never opens more connections to a host than the
 	// shared cap allows the whole list.
 	s.Fetch.MaxConnsPerHost = s.Polite.HostConns

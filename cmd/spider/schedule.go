@@ -87,3 +87,15 @@ func longest(s *Settings, flagSet bool) time.Duration {
 	}
 	return s.Longest
 }
+
+// shortest is the shortest revisit interval, of a page seen to change
+// often: the one set, else half the fast window (within the profile's
+// window). A page that changes within the fast window (a hub: the home
+// page, a "latest" list) is then polled twice a window, so a page it
+// announces reaches the mirror within one.
+func shortest(s *Settings, cfg *Config) time.Duration {
+	if s.Shortest > 0 {
+		return s.Shortest
+	}
+	return min(fastWindow(s, cfg)/2, s.Window)
+}

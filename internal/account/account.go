@@ -46,7 +46,8 @@ type Tally struct {
 type hostTally struct {
 	lines   int
 	within  []int     // per profile: lines within its level limit
-	perHour []float64 // per profile: Σ 1h/claim.Profile.Every over those lines
+	perHour []float64 // per profile: Σ 1h/claim.Profile.Interval over those lines
+	both    float64   // Σ 1h/(the shortest of the profiles' intervals) over all lines
 	gone    int       // archived or disallowed: not expected in the mirror
 	copies  int
 	hinted  int
@@ -96,13 +97,20 @@ func (t *Tally) host(url string) *hostTally {
 func (t *Tally) Add(e *list.Entry) {
 	h := t.host(e.URL)
 	h.lines++
+	var shortest time.Duration // the line's interval with all profiles' spiders
 	for i, p := range t.profiles {
 		if p.MaxLevel < 0 || e.Level <= p.MaxLevel {
 			h.within[i]++
-			if every := p.Every(e); every > 0 {
-				h.perHour[i] += float64(time.Hour) / float64(every)
+			if iv := p.Interval(e); iv > 0 {
+				h.perHour[i] += float64(time.Hour) / float64(iv)
+				if shortest == 0 || iv < shortest {
+					shortest = iv
+				}
 			}
 		}
+	}
+	if shortest > 0 {
+		h.both += float64(time.Hour) / float64(shortest)
 	}
 	if e.State == list.Archived || e.State == list.Disallowed {
 		h.gone++ // their time is that of the last check, not of a copy
@@ -155,12 +163,14 @@ func (t *Tally) interval(e *list.Entry) time.Duration {
 type Lines struct {
 	Lines  int   `json:"lines"`
 	Within []int `json:"-"` // per profile given to New: lines within its level limit
-	// PerHour is, per profile given to New, the visits an hour its window
-	// promise asks of those lines (claim.Profile.Every): once a window,
-	// less often for a copy the change model expects to change less often.
+	// PerHour is, per profile given to New, the visits an hour its
+	// revisit intervals ask of those lines (claim.Profile.Interval).
 	PerHour []float64 `json:"-"`
-	Copies  int       `json:"copies"`
-	Hinted  int       `json:"hinted"` // copies a hub or sitemap said changed since
+	// Together is the visits an hour all the profiles' spiders ask
+	// together: each line once per the shortest of their intervals.
+	Together float64 `json:"-"`
+	Copies   int     `json:"copies"`
+	Hinted   int     `json:"hinted"` // copies a hub or sitemap said changed since
 	// Current is the share of the lines expected in the mirror (all but
 	// archived and disallowed ones) whose copy is estimated current.
 	Current float64    `json:"current_share"`
@@ -180,7 +190,7 @@ type LevelAge struct {
 func (t *Tally) Hosts() map[string]Lines {
 	out := make(map[string]Lines, len(t.hosts))
 	for name, h := range t.hosts {
-		l := Lines{Lines: h.lines, Within: h.within, PerHour: h.perHour, Copies: h.copies, Hinted: h.hinted, Ages: []LevelAge{}}
+		l := Lines{Lines: h.lines, Within: h.within, PerHour: h.perHour, Together: h.both, Copies: h.copies, Hinted: h.hinted, Ages: []LevelAge{}}
 		if n := h.lines - h.gone; n > 0 {
 			l.Current = h.current / float64(n)
 		}

@@ -146,16 +146,19 @@ func TestPromises(t *testing.T) {
 	}
 }
 
-// A Tally counts what each profile's window asks of a line: once a
-// window, or once per the model's interval for a copy expected to change
-// less often, up to the profile's longest.
+// A Tally counts a visit per line and revisit interval for each profile
+// (claim.Profile.Interval), and for the profiles together a visit per
+// line and the shortest of their intervals.
 func TestPerHour(t *testing.T) {
-	ta := New([]claim.Profile{fast, slow}, now)
+	fastS, slowS := fast, slow
+	fastS.Shortest, slowS.Shortest = 30*time.Minute, 30*time.Minute
+	ta := New([]claim.Profile{fastS, slowS}, now)
 	copyAt := ago(time.Hour)
 	for _, e := range []list.Entry{
-		{Level: 0, URL: "http://a/"},                                 // no copy: once a window
+		{Level: 0, URL: "http://a/", Due: now},                       // never visited: once a window
 		{Level: 1, URL: "http://a/1", File: "a/1", Modified: copyAt}, // no model: once a window
 		{Level: 1, URL: "http://a/hub", File: "a/hub", Modified: copyAt, Due: copyAt.Add(10 * time.Minute)},
+		{Level: 1, URL: "http://a/hinted", File: "a/hinted", Modified: copyAt, Due: copyAt},
 		{Level: 2, URL: "http://a/6h", File: "a/6h", Modified: copyAt, Due: copyAt.Add(6 * time.Hour)},
 		{Level: 3, URL: "http://a/month", File: "a/month", Modified: copyAt, Due: copyAt.Add(720 * time.Hour)},
 		{Level: 4, URL: "http://a/deep", File: "a/deep", Modified: copyAt, Due: copyAt.Add(720 * time.Hour)},
@@ -163,15 +166,19 @@ func TestPerHour(t *testing.T) {
 		ta.Add(&e)
 	}
 	a := ta.Hosts()["a"]
-	// fast: three once an hour (the hub no more than its window asks),
-	// one every 6h, one at fast's longest (24h); the deep one is slow's.
-	if want := 3 + 1.0/6 + 1.0/24; !near(a.PerHour[0], want) {
+	// fast: two once an hour, the hub and the hinted page every 30m, one
+	// every 6h, one at fast's longest (24h); the deep one is slow's.
+	if want := 2 + 4 + 1.0/6 + 1.0/24; !near(a.PerHour[0], want) {
 		t.Errorf("fast: %v requests/h, want %v", a.PerHour[0], want)
 	}
-	// slow: its window (24h) but for the two a month, held to its longest
-	// (336h).
-	if want := 4.0/24 + 2.0/336; !near(a.PerHour[1], want) {
+	// slow: its window (24h) without a model, 30m, 30m, 6h, and its
+	// longest (336h) for the two a month.
+	if want := 2.0/24 + 4 + 1.0/6 + 2.0/336; !near(a.PerHour[1], want) {
 		t.Errorf("slow: %v requests/h, want %v", a.PerHour[1], want)
+	}
+	// Together: fast's intervals where it reaches, slow's beyond.
+	if want := 2 + 4 + 1.0/6 + 1.0/24 + 1.0/336; !near(a.Together, want) {
+		t.Errorf("together: %v requests/h, want %v", a.Together, want)
 	}
 }
 
@@ -221,13 +228,24 @@ func TestPromiseText(t *testing.T) {
 		t.Errorf("fitting text %q", got)
 	}
 	p = Promises([]claim.Profile{fast}, Lines{Lines: 4210, Within: []int{4210}, PerHour: []float64{1310}}, b)[0]
-	want = "fast promises 4,210 URLs (level ≤ 3) every 1h, up to 24h for pages seen to change less often = 1,310 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): fits (36% of the budget)"
+	want = "fast promises 4,210 URLs (level ≤ 3) every 1h, or as the change model expects from 1h to 24h = 1,310 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): fits (36% of the budget)"
 	if got := p.Text("example.org", b); got != want {
 		t.Errorf("text with a model\n got %s\nwant %s", got, want)
 	}
-	ps := Promises([]claim.Profile{fast, slow}, lines([]int{3000, 24000}, 24000), b)
-	if per, over := Together(ps, b); per != 4000 || !near(over, 4000.0/3600-1) {
-		t.Errorf("together %v %v, want 4000/h, over by 11%%", per, over)
+	if over := Together(4000, b); !near(over, 4000.0/3600-1) {
+		t.Errorf("together over by %v, want 11%%", over)
+	}
+	if over := Together(3600, b); over != 0 {
+		t.Errorf("together at the budget: over by %v, want 0", over)
+	}
+	// A page seen to change often is polled every shortest: lengthening
+	// the window alone may not be enough.
+	fastS := fast
+	fastS.Shortest = 30 * time.Minute
+	p = Promises([]claim.Profile{fastS}, Lines{Lines: 4210, Within: []int{4210}, PerHour: []float64{4500}}, b)[0]
+	want = "fast promises 4,210 URLs (level ≤ 3) every 1h, or as the change model expects from 30m to 24h = 4,500 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): does not fit by 25%; raise the rate (--delay), lower --max-level, or lengthen --window or --shortest"
+	if got := p.Text("example.org", b); got != want {
+		t.Errorf("text with a shortest\n got %s\nwant %s", got, want)
 	}
 }
 

@@ -48,23 +48,25 @@ func NewBudget(delay time.Duration, from string, crawlDelay, answer time.Duratio
 }
 
 // Promise is what one profile's promise costs at one host: every one of
-// its URLs visited once per Every, or, for the window, less often where
-// the change model expects a page to change less often, up to Longest.
+// its URLs visited once per Every, or, for the window, once per each
+// line's revisit interval, which the change model sets between Shortest
+// and Longest.
 type Promise struct {
-	Profile    string  `json:"profile"`
-	Kind       string  `json:"kind"` // "window" (the profile's window) or "stale" (its stale bound)
-	MaxLevel   int     `json:"max_level"`
-	URLs       int     `json:"urls"`
-	EverySec   float64 `json:"every_s"`
-	LongestSec float64 `json:"longest_s"` // the longest interval a copy seen not to change is given (Every for the stale bound)
-	// PerHour is what keeping the promise costs, in requests an hour: a
-	// visit per URL and Every, less where the model expects fewer changes
-	// (Lines.PerHour); WindowPerHour is URLs ÷ Every, what it would cost
-	// if every page changed that often (or the model knew none yet).
+	Profile     string  `json:"profile"`
+	Kind        string  `json:"kind"` // "window" (the profile's window) or "stale" (its stale bound)
+	MaxLevel    int     `json:"max_level"`
+	URLs        int     `json:"urls"`
+	EverySec    float64 `json:"every_s"`
+	ShortestSec float64 `json:"shortest_s"` // the bounds of a line's revisit interval
+	LongestSec  float64 `json:"longest_s"`  // (both Every for the stale bound)
+	// PerHour is what keeping the promise costs, in requests an hour:
+	// for the window, a visit per line and revisit interval
+	// (Lines.PerHour); WindowPerHour is URLs × 1h ÷ Every, the cost
+	// were every interval the window (as before the model knows a page).
 	PerHour       float64 `json:"per_hour"`
 	WindowPerHour float64 `json:"window_per_hour"`
 	Fits          bool    `json:"fits"`
-	// Over is how far the cost exceeds the budget, as a share of the
+	// Over is how far PerHour exceeds the budget, as a share of the
 	// budget (0.17: 17% more than the host allows); 0 when it fits.
 	Over float64 `json:"over"`
 }
@@ -77,39 +79,38 @@ func Promises(profiles []claim.Profile, l Lines, b Budget) []Promise {
 	var out []Promise
 	for i, p := range profiles {
 		if p.Window > 0 && i < len(l.Within) && i < len(l.PerHour) {
-			_, _, longest := p.Intervals()
-			out = append(out, promise(p.Name, "window", p.MaxLevel, l.Within[i], p.Window, longest, l.PerHour[i], b))
+			shortest, window, longest := p.Intervals()
+			pr := Promise{Profile: p.Name, Kind: "window", MaxLevel: p.MaxLevel, URLs: l.Within[i],
+				EverySec: window.Seconds(), ShortestSec: shortest.Seconds(), LongestSec: longest.Seconds(), PerHour: l.PerHour[i]}
+			out = append(out, pr.judge(b))
 		}
 		if p.Stale > 0 {
-			perHour := float64(l.Lines) * float64(time.Hour) / float64(p.Stale)
-			out = append(out, promise(p.Name, "stale", -1, l.Lines, p.Stale, p.Stale, perHour, b))
+			pr := Promise{Profile: p.Name, Kind: "stale", MaxLevel: -1, URLs: l.Lines,
+				EverySec: p.Stale.Seconds(), ShortestSec: p.Stale.Seconds(), LongestSec: p.Stale.Seconds()}
+			pr.PerHour = float64(l.Lines) * 3600 / pr.EverySec
+			out = append(out, pr.judge(b))
 		}
 	}
 	return out
 }
 
-func promise(name, kind string, level, urls int, every, longest time.Duration, perHour float64, b Budget) Promise {
-	p := Promise{Profile: name, Kind: kind, MaxLevel: level, URLs: urls, EverySec: every.Seconds(), LongestSec: longest.Seconds(),
-		PerHour: perHour, WindowPerHour: float64(urls) * float64(time.Hour) / float64(every), Fits: true}
+// judge fills in the window's figure and the verdict under b.
+func (p Promise) judge(b Budget) Promise {
+	p.WindowPerHour, p.Fits = float64(p.URLs)*3600/p.EverySec, true
 	if !b.Unlimited && p.PerHour > b.PerHour {
 		p.Fits, p.Over = false, p.PerHour/b.PerHour-1
 	}
 	return p
 }
 
-// Together returns what the window promises cost together, the profiles'
-// spiders sharing the host: their requests an hour, and how far that
-// exceeds the budget (0 when it fits).
-func Together(ps []Promise, b Budget) (perHour, over float64) {
-	for _, p := range ps {
-		if p.Kind == "window" {
-			perHour += p.PerHour
-		}
-	}
+// Together returns how far what the profiles' spiders ask together
+// (Lines.Together, in requests an hour) exceeds the budget, 0 when it
+// fits.
+func Together(perHour float64, b Budget) (over float64) {
 	if !b.Unlimited && perHour > b.PerHour {
 		over = perHour/b.PerHour - 1
 	}
-	return perHour, over
+	return over
 }
 
 // Text says a promise and its verdict in one line, with the arithmetic
@@ -117,11 +118,10 @@ func Together(ps []Promise, b Budget) (perHour, over float64) {
 //
 //	fast promises 4,210 URLs (level ≤ 3) every 1h = 4,210 requests/h; host example.org allows 3,600/h (delay 1s): does not fit by 17%; raise the rate (--delay), lower --max-level, or lengthen --window
 //
-// Once the change model knows pages that change less often than the
-// window, the cost is what their intervals ask, and the window's figure
-// follows:
+// Once the change model gives pages other intervals than the window, the
+// cost is what their intervals ask, and the window's figure follows:
 //
-//	fast promises 4,210 URLs (level ≤ 3) every 1h, up to 24h for pages seen to change less often = 1,310 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): fits (36% of the budget)
+//	fast promises 4,210 URLs (level ≤ 3) every 1h, or as the change model expects from 30m to 24h = 1,310 requests/h (every 1h each: 4,210); host example.org allows 3,600/h (delay 1s): fits (36% of the budget)
 func (p Promise) Text(host string, b Budget) string {
 	var s strings.Builder
 	what := ""
@@ -135,8 +135,8 @@ func (p Promise) Text(host string, b Budget) string {
 	if Count(p.PerHour) == Count(p.WindowPerHour) {
 		fmt.Fprintf(&s, " every %s = %s requests/h", Duration(p.EverySec), Count(p.PerHour))
 	} else {
-		fmt.Fprintf(&s, " every %s, up to %s for pages seen to change less often = %s requests/h (every %s each: %s)",
-			Duration(p.EverySec), Duration(p.LongestSec), Count(p.PerHour), Duration(p.EverySec), Count(p.WindowPerHour))
+		fmt.Fprintf(&s, " every %s, or as the change model expects from %s to %s = %s requests/h (every %s each: %s)",
+			Duration(p.EverySec), Duration(p.ShortestSec), Duration(p.LongestSec), Count(p.PerHour), Duration(p.EverySec), Count(p.WindowPerHour))
 	}
 	fmt.Fprintf(&s, "; host %s %s", host, b.Text())
 	switch {
@@ -153,6 +153,9 @@ func (p Promise) Text(host string, b Budget) string {
 			s.WriteString(", lower --max-level,")
 		}
 		s.WriteString(" or lengthen --window")
+		if p.ShortestSec < p.EverySec {
+			s.WriteString(" or --shortest") // a page seen to change often is polled every shortest
+		}
 	}
 	return s.String()
 }

@@ -143,19 +143,17 @@ func (p Profile) Intervals() (shortest, window, longest time.Duration) {
 	return shortest, p.Window, longest
 }
 
-// Every returns how often p's promise asks for a visit of line e: once a
-// window, or, for a copy whose change model expects it to change less
-// often, once per the model's interval, up to longest. A page the model
-// expects to change more often than the window is polled sooner (its
-// revisit interval goes down to shortest) for freshness beyond what the
-// window promises; a line never visited, or without a model, counts once
-// a window.
-func (p Profile) Every(e *list.Entry) time.Duration {
-	_, window, longest := p.Intervals()
-	if e.Modified.IsZero() || !e.Due.After(e.Modified) {
-		return window
+// Interval returns the revisit interval p gives line e: for a copy, its
+// model's interval within [shortest, longest] (so a hub's is shortest, a
+// page seen not to change longest), shortest if it is hinted, the window
+// without a model; for a line never visited, which is due at once, the
+// window. Once per Interval is what keeping e costs p's spider.
+func (p Profile) Interval(e *list.Entry) time.Duration {
+	if e.Modified.IsZero() {
+		return p.Window
 	}
-	return min(max(e.Due.Sub(e.Modified), window), longest)
+	b := boundsOf(p, time.Time{})
+	return b.interval(e)
 }
 
 func boundsOf(p Profile, now time.Time) bounds {

@@ -219,7 +219,7 @@ func TestDueWithModel(t *testing.T) {
 	}
 }
 
-func TestEvery(t *testing.T) {
+func TestInterval(t *testing.T) {
 	fastM := fast
 	fastM.Longest, fastM.Shortest = 24*time.Hour, 30*time.Minute
 	copyAt := ago(3 * time.Hour)
@@ -234,16 +234,17 @@ func TestEvery(t *testing.T) {
 	}{
 		{"never visited", fastM, list.Entry{State: list.Found, Due: ago(time.Minute)}, time.Hour},
 		{"a copy without a model", fastM, list.Entry{State: list.Downloaded, Modified: copyAt}, time.Hour},
-		{"hinted", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt}, time.Hour},
-		{"model says 10m: the window", fastM, model(10 * time.Minute), time.Hour},
+		{"hinted: shortest", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt}, 30 * time.Minute},
+		{"model says 10m: shortest", fastM, model(10 * time.Minute), 30 * time.Minute},
+		{"model says 40m", fastM, model(40 * time.Minute), 40 * time.Minute},
 		{"model says 5h", fastM, model(5 * time.Hour), 5 * time.Hour},
 		{"model says a month: longest", fastM, model(720 * time.Hour), 24 * time.Hour},
-		{"no longest: the window", fast, model(5 * time.Hour), time.Hour},
+		{"no shortest nor longest: the window", fast, model(5 * time.Hour), time.Hour},
 		{"longest past the stale bound: the bound", Profile{Window: 24 * time.Hour, Longest: 720 * time.Hour, Stale: 336 * time.Hour}, model(9000 * time.Hour), 336 * time.Hour},
 	}
 	for _, tt := range tests {
-		if got := tt.p.Every(&tt.e); got != tt.want {
-			t.Errorf("%s: Every = %v, want %v", tt.name, got, tt.want)
+		if got := tt.p.Interval(&tt.e); got != tt.want {
+			t.Errorf("%s: Interval = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -181,11 +181,12 @@ func (r *run) status(now time.Time) []byte {
 	arch, slow, errs := r.e.obs.snapshot(now.Add(-24 * time.Hour))
 	cut, capped := r.e.follow.traps.snapshot()
 	delay := r.e.cfg.Delay.Seconds()
-	b, _ := json.Marshal(Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), ShortestSec: p.Shortest.Seconds(), MaxLevel: p.MaxLevel,
-		DelaySec: &delay,
-		StaleSec: p.Stale.Seconds(), Batch: p.Batch, Fetched: s.Fetched, Unchanged: s.Unchanged, Errors: s.Errors,
-		Archived: s.Archived, InFlight: len(r.inflight), ArchivedLastDay: arch, SlowestHosts: slow,
-		FrequentErrors: errs, Disallowed: s.Disallowed, Filtered: cut, CappedPatterns: capped, Sitemaps: r.e.obs.sitemaps()})
+	st := profileStatus(p)
+	st.DelaySec = &delay
+	st.Fetched, st.Unchanged, st.Errors, st.Archived, st.Disallowed = s.Fetched, s.Unchanged, s.Errors, s.Archived, s.Disallowed
+	st.InFlight, st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = len(r.inflight), arch, slow, errs
+	st.Filtered, st.CappedPatterns, st.Sitemaps = cut, capped, r.e.obs.sitemaps()
+	b, _ := json.Marshal(st)
 	return b
 }
 

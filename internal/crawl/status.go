@@ -44,9 +44,15 @@ type Status struct {
 	Sitemaps []SitemapHost `json:"sitemaps,omitempty"`
 }
 
+// profileStatus returns a Status carrying p, for ClaimProfile to give back.
+func profileStatus(p claim.Profile) Status {
+	return Status{Profile: p.Name, WindowSec: p.Window.Seconds(), LongestSec: p.Longest.Seconds(), ShortestSec: p.Shortest.Seconds(),
+		MaxLevel: p.MaxLevel, StaleSec: p.Stale.Seconds(), Batch: p.Batch}
+}
+
 // ClaimProfile returns the profile the status was published with.
 func (s *Status) ClaimProfile() claim.Profile {
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
-	return claim.Profile{Name: s.Profile, Window: sec(s.WindowSec), Longest: sec(s.LongestSec),
+	return claim.Profile{Name: s.Profile, Window: sec(s.WindowSec), Longest: sec(s.LongestSec), Shortest: sec(s.ShortestSec),
 		MaxLevel: s.MaxLevel, Stale: sec(s.StaleSec), Batch: s.Batch}
 }
