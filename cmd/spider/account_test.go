@@ -53,6 +53,17 @@ func accountDir(t *testing.T, n int, now time.Time, samples ...spiderSample) str
 	return dir
 }
 
+// statusOf runs spider status with the config in dir (and args) and
+// returns what it printed; it fails the test on a non-zero exit.
+func statusOf(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	code, out, stderr := runCLI(t, dir, append([]string{"status", "--config", "spider.toml"}, args...)...)
+	if code != 0 {
+		t.Fatalf("status %v exit %d: %s", args, code, stderr)
+	}
+	return out
+}
+
 type spiderSample struct {
 	id       string
 	requests int
@@ -74,10 +85,7 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
-	if code != 0 {
-		t.Fatalf("status exit %d: %s", code, stderr)
-	}
+	out := statusOf(t, dir)
 	for _, want := range []string{
 		"account per host (profiles from the config; budget from the config's delay",
 		"example.org: 13 lines, 12 copies; budget 10 requests/h, 240/day (delay 6m)",
@@ -94,10 +102,7 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, stderr = runCLI(t, dir, "status", "--config", "spider.toml", "--json")
-	if code != 0 {
-		t.Fatalf("status --json exit %d: %s", code, stderr)
-	}
+	out = statusOf(t, dir, "--json")
 	var st struct {
 		Account struct {
 			ProfilesFrom string `json:"profiles_from"`
@@ -147,18 +152,12 @@ func TestStatusAccountPromiseByModel(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	dir := accountDir(t, 0, now)
 	writeAccountList(t, filepath.Join(dir, "spider.list"), 120, now, 24*time.Hour)
-	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
-	if code != 0 {
-		t.Fatalf("status exit %d: %s", code, stderr)
-	}
+	out := statusOf(t, dir)
 	want := "fast promises 120 URLs (level ≤ 3) every 1h, or as the change model expects from 30m to 24h = 5 requests/h (every 1h each: 120); host example.org allows 10/h (delay 6m): fits (50% of the budget)"
 	if !strings.Contains(out, want) {
 		t.Errorf("status lacks %q:\n%s", want, out)
 	}
-	code, out, stderr = runCLI(t, dir, "status", "--config", "spider.toml", "--json")
-	if code != 0 {
-		t.Fatalf("status --json exit %d: %s", code, stderr)
-	}
+	out = statusOf(t, dir, "--json")
 	var st struct {
 		Account struct {
 			Hosts []struct {
@@ -250,10 +249,7 @@ func TestStatusAccountBudgetAfterAnswers(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	// Weighed by their requests, the spiders' answers took 2 minutes.
 	dir := accountDir(t, 8, now, spiderSample{"fast", 1, 60}, spiderSample{"slow", 3, 140})
-	code, out, stderr := runCLI(t, dir, "status", "--config", "spider.toml")
-	if code != 0 {
-		t.Fatalf("status exit %d: %s", code, stderr)
-	}
+	out := statusOf(t, dir)
 	for _, want := range []string{
 		"example.org: 9 lines, 8 copies; budget 8 requests/h, 180/day (delay 6m after answers of 2m)",
 		"fast promises 8 URLs (level ≤ 3) every 1h = 8 requests/h; host example.org allows 8/h (delay 6m after answers of 2m): does not fit by 7%",
