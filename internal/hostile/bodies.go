@@ -7,42 +7,16 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/spider-mirror/spider/internal/statusrec"
 )
 
 // The writers behind the cases that misbehave in how they send a body:
 // slowly, or as a gzip stream far larger decoded than sent.
 
-// statusWriter records the status a handler sends.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // bodyCase serves the bodies too large, too slow or never finished, if p
 // is one of them.
-func (s *Site) bodyCase(w *statusWriter, r *http.Request, p string) bool {
+func (s *Site) bodyCase(w *statusrec.Writer, r *http.Request, p string) bool {
 	switch {
 	case p == "/gzip-bomb":
 		w.Header().Set("Content-Type", "text/html")

@@ -51,6 +51,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spider-mirror/spider/internal/statusrec"
 )
 
 // Options shape the site. Zero fields take the defaults.
@@ -159,10 +161,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i := len(s.log)
 	s.log = append(s.log, Request{Time: time.Now(), Path: r.URL.RequestURI(), UserAgent: r.UserAgent(), Header: r.Header.Clone()})
 	s.mu.Unlock()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := statusrec.New(w)
 	defer func() {
 		s.mu.Lock()
-		s.log[i].Status = sw.status
+		s.log[i].Status = sw.Status()
 		s.mu.Unlock()
 	}()
 	p := r.URL.Path
@@ -191,7 +193,7 @@ func page(w http.ResponseWriter, title, body string) {
 	fmt.Fprintf(w, "<!doctype html><title>%s</title><h1>%s</h1>\n%s\n", html.EscapeString(title), html.EscapeString(title), body)
 }
 
-func (s *Site) serve(w *statusWriter, r *http.Request, p string, n int) {
+func (s *Site) serve(w *statusrec.Writer, r *http.Request, p string, n int) {
 	switch {
 	case p == "/":
 		var b strings.Builder

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"time"
+
+	"github.com/spider-mirror/spider/internal/statusrec"
 )
 
 // Handler returns the site's HTTP handler. It answers GET and HEAD (other
@@ -20,7 +22,7 @@ func (s *Site) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Site) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := statusrec.New(w)
 	if s.sleep(r) {
 		s.serve(sw, r)
 	} else {
@@ -33,7 +35,7 @@ func (s *Site) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Time:      s.now(),
 		Method:    r.Method,
 		Path:      r.URL.RequestURI(),
-		Status:    sw.status,
+		Status:    sw.Status(),
 		UserAgent: r.UserAgent(),
 		Took:      time.Since(start),
 	})
@@ -54,7 +56,7 @@ func (s *Site) sleep(r *http.Request) bool {
 	}
 }
 
-func (s *Site) serve(w *statusWriter, r *http.Request) {
+func (s *Site) serve(w *statusrec.Writer, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -92,26 +94,3 @@ func (s *Site) serve(w *statusWriter, r *http.Request) {
 	// If-Modified-Since, HEAD and Range.
 	http.ServeContent(w, r, "", p.mod, bytes.NewReader(p.body))
 }
-
-// statusWriter remembers the status code sent.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
