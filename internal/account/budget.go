@@ -87,16 +87,19 @@ func Promises(profiles []claim.Profile, l Lines, b Budget) []Promise {
 		if p.Stale > 0 {
 			pr := Promise{Profile: p.Name, Kind: "stale", MaxLevel: -1, URLs: l.Lines,
 				EverySec: p.Stale.Seconds(), ShortestSec: p.Stale.Seconds(), LongestSec: p.Stale.Seconds()}
-			pr.PerHour = float64(l.Lines) * 3600 / pr.EverySec
+			pr.PerHour = pr.everyURL()
 			out = append(out, pr.judge(b))
 		}
 	}
 	return out
 }
 
+// everyURL is what a visit per URL and Every costs, in requests an hour.
+func (p Promise) everyURL() float64 { return float64(p.URLs) * 3600 / p.EverySec }
+
 // judge fills in the window's figure and the verdict under b.
 func (p Promise) judge(b Budget) Promise {
-	p.WindowPerHour, p.Fits = float64(p.URLs)*3600/p.EverySec, true
+	p.WindowPerHour, p.Fits = p.everyURL(), true
 	if !b.Unlimited && p.PerHour > b.PerHour {
 		p.Fits, p.Over = false, p.PerHour/b.PerHour-1
 	}
