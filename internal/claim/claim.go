@@ -11,13 +11,15 @@
 //     (the line's due time, internal/change) bounded by the profile's
 //     Shortest (by default its Window) below and its Longest above; the
 //     Window when the line has no model;
-//   - it is hinted (a hub or a sitemap said the page changed after its
-//     copy was taken: list.Entry.Hinted) and its copy is Shortest old.
-//     Hubs that change often are revisited every Shortest too, so with
-//     Shortest half the fast window (the spiders' default) an announced
-//     page reaches the mirror within a window of its announcement; a hub
-//     that announces too much (a listing whose pages shift) costs no more
-//     than a visit per Shortest.
+//   - it is hinted: a hub or a sitemap said the page changed after its
+//     copy was taken (list.Entry.Hinted). A hint is evidence, not a
+//     guess, so the line is due at once, whatever its copy's age; the
+//     list marks a copy only if it is older than the hint, so a page
+//     costs at most a visit per hint, and a hub, revisited at most every
+//     Shortest (every half of it when refreshing early), hints a page at
+//     most once a visit. With Shortest half the fast window (the
+//     spiders' default) an announced page reaches the mirror within a
+//     window of its announcement.
 //
 // A profile with a stale bound also takes, whatever its level, any line
 // whose copy is older than the bound, or that has waited longer than the
@@ -213,10 +215,13 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 // double the requests a page costs.
 const EarlyOdds = 0.5
 
-// wait is how long after its copy a line with a copy becomes due. While
-// first visits wait (backlog) the budget has nothing to spare.
+// wait is how long after its copy a line with a copy becomes due: at once
+// if it is hinted. While first visits wait (backlog) the budget has
+// nothing to spare.
 func (b *bounds) wait(e *list.Entry) time.Duration {
 	switch {
+	case e.Hinted():
+		return 0
 	case b.backlog:
 	case b.unpaced && !otherFile(e):
 		return min(b.earlyWait(e), b.shortest)

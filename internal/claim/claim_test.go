@@ -204,10 +204,10 @@ func TestDueWithModel(t *testing.T) {
 		{"slow: a day at least", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(20 * time.Hour), Due: ago(19 * time.Hour)}, false},
 		{"slow: model says 3 days", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(49 * time.Hour), Due: ago(49 * time.Hour).Add(72 * time.Hour)}, false},
 		{"slow: never past the stale bound", slowM, list.Entry{Level: 9, State: list.Downloaded, Modified: ago(337 * time.Hour), Due: ago(337 * time.Hour).Add(9000 * time.Hour)}, true},
-		{"hinted within the window", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Minute), Due: ago(time.Minute)}, false},
-		{"hinted: due at the window, whatever the model", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour)}, true},
-		{"hinted, Shortest 30m: due at 40m", func() Profile { p := fastM; p.Shortest = 30 * time.Minute; return p }(), list.Entry{State: list.Downloaded, Modified: ago(40 * time.Minute), Due: ago(40 * time.Minute)}, true},
-		{"hinted, Shortest 30m: not at 20m", func() Profile { p := fastM; p.Shortest = 30 * time.Minute; return p }(), list.Entry{State: list.Downloaded, Modified: ago(20 * time.Minute), Due: ago(20 * time.Minute)}, false},
+		{"hinted within the window: due at once", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Minute), Due: ago(time.Minute)}, true},
+		{"hinted at the window, whatever the model", fastM, list.Entry{State: list.Downloaded, Modified: ago(time.Hour), Due: ago(time.Hour)}, true},
+		{"hinted, Shortest 30m: at 40m", func() Profile { p := fastM; p.Shortest = 30 * time.Minute; return p }(), list.Entry{State: list.Downloaded, Modified: ago(40 * time.Minute), Due: ago(40 * time.Minute)}, true},
+		{"hinted, Shortest 30m: at 20m too", func() Profile { p := fastM; p.Shortest = 30 * time.Minute; return p }(), list.Entry{State: list.Downloaded, Modified: ago(20 * time.Minute), Due: ago(20 * time.Minute)}, true},
 		{"hinted beyond the level limit", fastM, list.Entry{Level: 4, State: list.Downloaded, Modified: ago(2 * time.Hour), Due: ago(2 * time.Hour)}, false},
 		{"found 15 days ago: stale at any level", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Found, Due: ago(360 * time.Hour)}, true},
 		{"found a day ago beyond the limit", Profile{Window: time.Hour, MaxLevel: 1, Stale: 336 * time.Hour}, list.Entry{Level: 7, State: list.Found, Due: ago(24 * time.Hour)}, false},
@@ -381,15 +381,15 @@ func TestEarly(t *testing.T) {
 		early, unpaced, backlog bool
 		want                    []string
 	}{
-		{"no budget to spare", false, false, false, []string{"at 1.5"}},
+		{"no budget to spare", false, false, false, []string{"hinted, younger than shortest", "at 1.5"}},
 		{"early", true, false, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window"}},
-		{"early, but first visits wait", true, false, true, nil},
+		{"early, but first visits wait", true, false, true, []string{"hinted, younger than shortest"}},
 		// No delay: as early, and every page (a copy whose file is not
 		// known to be anything else) from shortest on however long its
 		// interval; other files only as early.
 		{"unpaced", false, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window", "at 0.4"}},
 		{"unpaced over early", true, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window", "at 0.4"}},
-		{"unpaced, but first visits wait", false, true, true, nil},
+		{"unpaced, but first visits wait", false, true, true, []string{"hinted, younger than shortest"}},
 	}
 	for _, tt := range tests {
 		k := &Picker{P: p, Now: now, Early: tt.early, Unpaced: tt.unpaced, Backlog: tt.backlog}

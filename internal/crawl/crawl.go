@@ -183,6 +183,7 @@ type Engine struct {
 	storage *storage      // the back-off while the mirror cannot be written (storage.go)
 	index   *changeLog    // news for the mirror's index (changes.go)
 	navs    *navigation   // each host's navigation, for the prior of pages visited once (revisit.go)
+	lists   *listings     // the pages whose links changed at their latest visit (revisit.go)
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -200,6 +201,7 @@ func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
 		storage: newStorage(cfg.StorageBackoff, defaultStorageTries),
 		index:   &changeLog{},
 		navs:    &navigation{},
+		lists:   &listings{},
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.follow.held = &heldLinks{}

@@ -92,17 +92,27 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 }
 
 // announce compares the links of a changed page within the hub levels
-// (Config.HubLevel; pages, from pageLinks) with their order at the visit before, and hints
-// the list that the pages it announces (new links, links moved up)
-// changed: the links' Adds carry the hint, so only links the crawl follows
-// are hinted. A start page's links are its site's navigation (navigation).
+// (Config.HubLevel; pages, from pageLinks) with their order at the visit
+// before, and hints the list that the pages it announces (new links, links
+// moved up) changed: the links' Adds carry the hint, so only links the
+// crawl follows are hinted. If its links changed, the page is a listing
+// where the site's changes land, and the deeper listings it links may
+// have changed with it (listings): they are hinted too. A page does not
+// hint itself: its visit is its news. The hint is now in the list's whole
+// seconds, so it marks only copies taken in an earlier second: a copy
+// taken in the same second as the hint may as well be newer than the
+// change. A start page's links are its site's navigation (navigation).
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
-	news := change.Announced(o.job.rec.Links, pages)
+	prev := o.job.rec.Links
+	news := change.Announced(prev, pages)
 	rec.Links = change.Links(pages)
-	if o.job.en.Level == 0 {
-		e.navs.set(o.job.en.URL, rec.Links)
+	en := o.job.en
+	if en.Level == 0 {
+		e.navs.set(en.URL, rec.Links)
 	}
-	if len(news) == 0 {
+	moved := prev != "" && rec.Links != prev
+	e.lists.set(en.URL, en.Level, moved)
+	if len(news) == 0 && !moved {
 		return
 	}
 	hinted := make(map[string]bool, len(news))
@@ -110,10 +120,56 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		hinted[u] = true
 	}
 	for i := range o.adds {
-		if hinted[o.adds[i].URL] {
-			o.adds[i].Hint = now
+		if u := o.adds[i].URL; u != en.URL && (hinted[u] || moved && e.lists.below(u, en.Level)) {
+			o.adds[i].Hint = now.Truncate(time.Second)
 		}
 	}
+}
+
+// maxListings bounds the listings a spider keeps in memory: a site whose
+// changes land on more pages than this has the rest found by their
+// models.
+const maxListings = 4096
+
+// listings are the pages whose links changed at this spider's latest
+// visit (announce), by URL, with their level: the listings where a site's
+// changes land. Changes travel down them: a new article changes the home
+// page, the front pages of its section and of the archive, and the pages
+// of each that list it. So when a listing's links change, the deeper
+// listings it links are hinted (the next pass claims them at once), as
+// wget's loop sweeps a site again when its start page changed, but asking
+// only for the listings, each at most once per change of a page above it
+// that links it. Only deeper ones: the navigation links every listing
+// back to the start page, which would otherwise be hinted by each
+// listing its own change had hinted. A listing whose links did not change
+// at its visit stops the chain. The set is kept in memory: a spider that
+// restarts learns it again as it visits.
+type listings struct {
+	mu     sync.Mutex
+	levels map[string]int
+}
+
+// set notes whether the links of the page at url, at level, changed at
+// its latest visit.
+func (l *listings) set(url string, level int, changed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case !changed:
+		delete(l.levels, url)
+	case l.levels == nil:
+		l.levels = map[string]int{url: level}
+	case len(l.levels) < maxListings:
+		l.levels[url] = level
+	}
+}
+
+// below reports whether the page at url is a listing deeper than level.
+func (l *listings) below(url string, level int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lv, ok := l.levels[url]
+	return ok && lv > level
 }
 
 // navigation holds each host's navigation (change.Nav), for the prior of

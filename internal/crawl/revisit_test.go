@@ -1,11 +1,14 @@
 package crawl
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
+	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/list"
 )
 
 // A visit sets the line's due from the change model: at first none for a
@@ -76,6 +79,58 @@ func TestHubAnnouncesBump(t *testing.T) {
 	}
 	if rec := v.history(t, "/"); rec.Links == "" {
 		t.Error("the hub's link order was not kept")
+	}
+}
+
+// A change travels down the listings: when a page's links change, the
+// deeper pages it links whose own links changed at their latest visit are
+// hinted with what it announces; a page whose links did not change at its
+// latest visit is not, nor a listing above it, nor the page itself. A hint
+// is in whole seconds, as the list's times.
+func TestListingsHintListings(t *testing.T) {
+	e := &Engine{navs: &navigation{}, lists: &listings{}}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 5e8, time.UTC)
+	links := map[string]string{} // each page's links at its visit before
+	visit := func(url string, level int, pages ...string) []string {
+		o := &outcome{job: job{en: list.Entry{URL: url, Level: level}, rec: meta.Record{Links: links[url]}}}
+		for _, p := range pages {
+			o.adds = append(o.adds, list.Add{URL: p, Level: level + 1})
+		}
+		var rec meta.Record
+		e.announce(o, &rec, pages, now)
+		links[url] = rec.Links
+		var hinted []string
+		for _, a := range o.adds {
+			if !a.Hint.IsZero() {
+				hinted = append(hinted, a.URL)
+				if want := now.Truncate(time.Second); !a.Hint.Equal(want) {
+					t.Errorf("%s hinted at %v, want the whole second %v", a.URL, a.Hint, want)
+				}
+			}
+		}
+		return hinted
+	}
+	steps := []struct {
+		name  string
+		url   string
+		level int
+		pages []string
+		want  []string
+	}{
+		{"home, first visit", "/", 0, []string{"/s/", "/t/", "/a1"}, nil},
+		{"section s, first visit", "/s/", 1, []string{"/", "/a1"}, nil},
+		{"section t, first visit", "/t/", 1, []string{"/", "/b1"}, nil},
+		{"s lists a new article", "/s/", 1, []string{"/", "/a2", "/a1"}, []string{"/a2"}},
+		{"t, its links as before", "/t/", 1, []string{"/", "/b1"}, nil},
+		{"home announces it: s, a listing, is hinted; t is not", "/", 0, []string{"/s/", "/t/", "/a2", "/a1"}, []string{"/s/", "/a2"}},
+		{"s lists another: not home, a listing above it", "/s/", 1, []string{"/", "/a3", "/a2", "/a1"}, []string{"/a3"}},
+		{"home, its links as before", "/", 0, []string{"/s/", "/t/", "/a2", "/a1"}, nil},
+		{"s, linking itself: not itself", "/s/", 1, []string{"/s/", "/", "/a4", "/a3", "/a2", "/a1"}, []string{"/a4"}},
+	}
+	for _, st := range steps {
+		if got := visit(st.url, st.level, st.pages...); !slices.Equal(got, st.want) {
+			t.Errorf("%s: hinted %v, want %v", st.name, got, st.want)
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ const candCols = `id, url, file, spider, level, state, modified, due`
 // Classes of candidate queries, in claim's order of urgency.
 const (
 	qWaited    = "waited"    // never visited, and waiting longer than the stale bound
-	qNew       = "new"       // never visited, or hinted and a shortest old
+	qNew       = "new"       // never visited, or hinted
 	qStale     = "stale"     // a copy older than the stale bound
 	qPlain     = "plain"     // no change model: a window old
 	qModelDue  = "model-due" // the model's due time has passed, and the copy is shortest old
@@ -58,7 +58,6 @@ type claimSpec struct {
 // the backlog make the refreshable levels a set) and keeps the k earliest
 // in all; the caller orders the union with the Picker's Less.
 func candQueries(sp claimSpec, levels []int, k int) []candQuery {
-	shortest, _, _ := sp.p.Intervals()
 	now := sp.now.UTC()
 	var qs []candQuery
 	staleBy := now.Add(-sp.p.Stale)
@@ -67,11 +66,7 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 			WHERE spider = '' AND modified IS NULL AND due <= $1
 			ORDER BY due, id LIMIT $2`, []any{staleBy, k}})
 	}
-	hintWait := shortest // a hinted copy's interval; a fraction of it when refreshing early
-	if (sp.early || sp.unpaced) && !sp.backlog {
-		hintWait = time.Duration(float64(shortest) * claim.EarlyOdds)
-	}
-	levelCut, args := "", []any{now.Add(-hintWait), k}
+	levelCut, args := "", []any{now, k} // a hinted copy is due at once (unless taken after now)
 	if sp.p.MaxLevel >= 0 {
 		levelCut, args = ` AND level <= $3`, append(args, sp.p.MaxLevel)
 	}

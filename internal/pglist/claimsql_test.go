@@ -26,7 +26,7 @@ func TestCandQueries(t *testing.T) {
 		{"slow", slow, false, []int{0, 1, 2, 5}, []string{
 			// First visits that waited past the stale bound, at every level.
 			"waited 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
-			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
+			"new 1: [" + fmt.Sprint(now) + " 7]", // hinted: at once
 			// A start page due is as urgent as a line never visited.
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
@@ -39,14 +39,14 @@ func TestCandQueries(t *testing.T) {
 		}},
 		{"slow backlog", slow, true, []int{0, 1, 2}, []string{
 			"waited 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
-			"new 1: [" + fmt.Sprint(now.Add(-day)) + " 7]",
+			"new 1: [" + fmt.Sprint(now) + " 7]", // hinted: at once
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 			"stale 2: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
 		}},
 		{"fast", fast, false, []int{0, 1, 2, 3}, []string{
-			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
+			"new 1: [" + fmt.Sprint(now) + " 7 1]", // hinted: at once
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
@@ -55,15 +55,15 @@ func TestCandQueries(t *testing.T) {
 			"model-age 3: [[1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 		}},
 		{"fast, only deep levels", fast, false, []int{2, 3}, []string{
-			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
+			"new 1: [" + fmt.Sprint(now) + " 7 1]", // hinted: at once
 		}},
 		{"fast backlog without start pages", fast, true, []int{1, 2}, []string{
-			"new 1: [" + fmt.Sprint(now.Add(-10*time.Minute)) + " 7 1]", // hinted: shortest
+			"new 1: [" + fmt.Sprint(now) + " 7 1]", // hinted: at once
 		}},
 		// A stale bound shorter than the window lifts longest to the window.
 		{"stale below window", noModel, false, []int{0}, []string{
 			"waited 0: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
-			"new 1: [" + fmt.Sprint(now.Add(-time.Hour)) + " 7 3]",
+			"new 1: [" + fmt.Sprint(now) + " 7 3]",
 			"plain 1: [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-age 1: [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",

@@ -81,8 +81,8 @@
 //
 //  1. waited: never visited, and found longer ago than the stale bound,
 //     at any level, longest waiting first (lines_waiting);
-//  2. new: never visited, or hinted and a window old, within the level
-//     limit, by level then longest waiting (lines_new);
+//  2. new: never visited, or hinted, within the level limit, by level
+//     then longest waiting (lines_new);
 //  3. stale: a copy older than the stale bound, at any level, oldest
 //     first (lines_since);
 //  4. refresh, within the level limit (only level 0 while a first mirror
@@ -90,7 +90,7 @@
 //     due time has passed and a copy at least shortest old
 //     (lines_model_due); a copy at least longest old (lines_model_age).
 //     A Picker that refreshes early (claim.Picker.Early, a spider with a
-//     polite delay) finds a hinted copy or a refresh due from
+//     polite delay) finds a refresh due from
 //     claim.EarlyOdds of its interval on: the same queries with the
 //     bounds scaled, the model's point computed per row. One with no
 //     delay (claim.Picker.Unpaced) finds every page due from shortest on:
