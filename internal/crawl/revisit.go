@@ -98,9 +98,9 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // crawl follows are hinted. If its links changed, the page is a listing
 // where the site's changes land, and the deeper listings it links may
 // have changed with it (listings): they are hinted too. A page does not
-// hint itself: its visit is its news. The hint is now in the list's whole
-// seconds, so it marks only copies taken in an earlier second: a copy
-// taken in the same second as the hint may as well be newer than the
+// hint itself: its visit is its news. The hint is the visit's time in the
+// list's whole seconds, so it marks only copies taken in an earlier
+// second: a copy taken in the same second may as well be newer than the
 // change. A start page's links are its site's navigation (navigation).
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
@@ -111,7 +111,11 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		e.navs.set(en.URL, rec.Links)
 	}
 	moved := prev != "" && rec.Links != prev
-	e.lists.set(en.URL, en.Level, moved)
+	if moved {
+		e.lists.note(en.URL, en.Level)
+	} else {
+		e.lists.forget(en.URL)
+	}
 	if len(news) == 0 && !moved {
 		return
 	}
@@ -149,19 +153,25 @@ type listings struct {
 	levels map[string]int
 }
 
-// set notes whether the links of the page at url, at level, changed at
-// its latest visit.
-func (l *listings) set(url string, level int, changed bool) {
+// note notes that the links of the page at url, at level, changed at its
+// latest visit.
+func (l *listings) note(url string, level int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case !changed:
-		delete(l.levels, url)
-	case l.levels == nil:
-		l.levels = map[string]int{url: level}
-	case len(l.levels) < maxListings:
+	if l.levels == nil {
+		l.levels = make(map[string]int)
+	}
+	if _, ok := l.levels[url]; ok || len(l.levels) < maxListings {
 		l.levels[url] = level
 	}
+}
+
+// forget notes that the links of the page at url did not change at its
+// latest visit.
+func (l *listings) forget(url string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.levels, url)
 }
 
 // below reports whether the page at url is a listing deeper than level.

@@ -277,7 +277,7 @@ func (e *Engine) notStored(o *outcome, err error, now time.Time) {
 func (e *Engine) keep(o *outcome, resp *fetch.Response, file, sum string, now time.Time) {
 	*o.rec = history.FetchedOK(*o.rec, resp, sum, false, now)
 	e.revisit(o, o.rec, false, nil, now)
-	e.lists.set(o.job.en.URL, 0, false)
+	e.lists.forget(o.job.en.URL)
 	e.retakeHeld(o)
 	e.polite.retry.ok(o.job.en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
