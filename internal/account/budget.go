@@ -221,13 +221,16 @@ func Percent(share float64) string {
 	return fmt.Sprintf("%d%%", max(int(math.Round(100*share)), 1))
 }
 
-// Duration writes seconds as a short duration, to a second under an
-// hour, a minute under a day, an hour beyond: 1s, 1m30s, 2h43m, 336h.
+// Duration writes seconds as a short duration, to a tenth of a second
+// under a minute, a second under an hour, a minute under a day, an hour
+// beyond: 7.5s, 1m30s, 2h43m, 336h.
 func Duration(sec float64) string {
 	d := time.Duration(sec * float64(time.Second))
 	switch {
 	case d < time.Second:
 		return d.String()
+	case d < time.Minute:
+		d = d.Round(time.Second / 10)
 	case d < time.Hour:
 		d = d.Round(time.Second)
 	case d < 24*time.Hour:
