@@ -131,8 +131,9 @@ type bounds struct {
 
 // Intervals returns the bounds of p's revisit intervals: a line with a
 // model is revisited after its model's interval clamped to [shortest,
-// longest], one without after window, a hinted one after shortest.
-// shortest ≤ window ≤ longest.
+// longest], one without after window. A hinted one is due at once, and
+// costs a visit per shortest at most: its hub, polled every shortest at
+// most, hints it at most once a poll. shortest ≤ window ≤ longest.
 func (p Profile) Intervals() (shortest, window, longest time.Duration) {
 	longest = max(p.Longest, p.Window)
 	if p.Stale > 0 {
@@ -188,7 +189,7 @@ func (b *bounds) interval(e *list.Entry) time.Duration {
 	switch {
 	case e.Due.IsZero(): // no model
 		return b.window
-	case !e.Due.After(e.Modified): // hinted
+	case !e.Due.After(e.Modified): // hinted: due at once (wait), a visit per shortest at most (Interval)
 		return b.shortest
 	}
 	return min(max(e.Due.Sub(e.Modified), b.shortest), b.longest)
