@@ -1,12 +1,15 @@
 package crawl
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
+	"github.com/spider-mirror/spider/internal/claim"
+	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
@@ -131,6 +134,45 @@ func TestListingsHintListings(t *testing.T) {
 		if got := visit(st.url, st.level, st.pages...); !slices.Equal(got, st.want) {
 			t.Errorf("%s: hinted %v, want %v", st.name, got, st.want)
 		}
+	}
+}
+
+// A listing whose copy a revisit found current (answered 304, or the same
+// body again) has its links as before: it is no listing any more, so the
+// next change of a page above it does not hint it again.
+func TestCurrentCopyEndsListing(t *testing.T) {
+	for _, tc := range []struct {
+		name, etag string
+		notMod     int // 304 answers
+	}{
+		{"answered 304", `"s1"`, 1},
+		{"the same body again", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newEnv(t)
+			v.site.set("/", 200, `<a href="/s/">s</a>`)
+			v.site.set("/s/", 200, `<a href="/a1">a1</a>`)
+			v.site.set("/a1", 200, "a1")
+			v.site.etag["/s/"] = tc.etag
+			v.crawl(t, time.Hour)
+			v.clock = v.clock.Add(2 * time.Hour)
+			e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+				Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }, IgnoreRobots: true},
+				v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+			e.beat(v.clock) // the claim's lease is fresh
+			u := v.base + "/s/"
+			e.lists.note(u, 1)
+			o := e.process(context.Background(), context.Background(), job{en: v.line(t, u), epoch: e.lease.current(), rec: v.history(t, "/s/")})
+			if o.count.Unchanged != 1 || o.res.State != list.Downloaded {
+				t.Fatalf("outcome %+v, %+v: want the copy found current", o.res, o.count)
+			}
+			if got := v.site.notMod["/s/"]; got != tc.notMod {
+				t.Errorf("%d answers 304, want %d", got, tc.notMod)
+			}
+			if e.lists.below(u, 0) {
+				t.Error("still a listing after a visit that found its copy current")
+			}
+		})
 	}
 }
 

@@ -93,11 +93,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 		} else {
 			rec = history.NotModified(rec, now)
 		}
-		e.revisit(o, &rec, false, nil, now)
-		e.retakeHeld(o)
-		o.res.State, o.res.File, o.res.Modified = list.Downloaded, en.File, now
-		e.polite.retry.ok(en.URL)
-		o.count.Unchanged++
+		e.current(o, en.File, now)
 		e.log.Debug("not modified", "url", en.URL)
 	case fetch.Gone(err):
 		e.gone(o, err, now)
@@ -272,10 +268,18 @@ func (e *Engine) notStored(o *outcome, err error, now time.Time) {
 }
 
 // keep records a fetch of o's line whose copy, file, is current (the
-// body's checksum is sum, as last time): its time advances, the file
-// stays, and the links held back last time are offered again (held.go).
+// body's checksum is sum, as last time).
 func (e *Engine) keep(o *outcome, resp *fetch.Response, file, sum string, now time.Time) {
 	*o.rec = history.FetchedOK(*o.rec, resp, sum, false, now)
+	e.current(o, file, now)
+}
+
+// current records a visit of o's line that found its copy, file, current
+// (o.rec says how: a 304, a redirect to the same page, the same body):
+// its time advances, the file stays, the page is no listing any more (its
+// links are as before), and the links held back last time are offered
+// again (held.go).
+func (e *Engine) current(o *outcome, file string, now time.Time) {
 	e.revisit(o, o.rec, false, nil, now)
 	e.lists.forget(o.job.en.URL)
 	e.retakeHeld(o)
