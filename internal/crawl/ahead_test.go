@@ -673,9 +673,7 @@ func TestResumedFirstMirrorFetchesAhead(t *testing.T) {
 func TestClaimHeldInBackoffIsHandedBack(t *testing.T) {
 	v := newEnv(t)
 	v.site.set("/a", 500, "down")
-	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }},
-		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+	e := v.engine()
 	e.polite.retry.hold(v.base+"/a", v.clock.Add(time.Minute))
 	en := list.Entry{URL: v.base + "/a", Level: 1, State: list.Error, Modified: v.clock.Add(-time.Hour)}
 	o := e.process(context.Background(), context.Background(), job{en: en, epoch: e.lease.current()})

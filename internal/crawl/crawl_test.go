@@ -115,6 +115,14 @@ func (v *env) crawl(t *testing.T, window time.Duration) Summary {
 	return sum
 }
 
+// engine returns an engine of the slow profile over the env at its clock,
+// for a test that drives its parts (process) without Run.
+func (v *env) engine() *Engine {
+	return New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }, IgnoreRobots: v.ignoreRobots},
+		v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+}
+
 func (v *env) line(t *testing.T, u string) list.Entry {
 	t.Helper()
 	var found list.Entry

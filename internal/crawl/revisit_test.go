@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
-	"github.com/spider-mirror/spider/internal/claim"
-	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
@@ -156,9 +154,7 @@ func TestCurrentCopyEndsListing(t *testing.T) {
 			v.site.etag["/s/"] = tc.etag
 			v.crawl(t, time.Hour)
 			v.clock = v.clock.Add(2 * time.Hour)
-			e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
-				Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, Now: func() time.Time { return v.clock }, IgnoreRobots: true},
-				v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+			e := v.engine()
 			e.beat(v.clock) // the claim's lease is fresh
 			u := v.base + "/s/"
 			e.lists.note(u, 1)
