@@ -36,8 +36,9 @@
 //
 // Among due lines the lines that waited longer than the stale bound for
 // their first visit come first (the longest waiting first), then the
-// other lines with no copy, the hinted ones and the start pages (level 0)
-// due at their revisit interval (lowest level, then longest waiting),
+// other lines with no copy, the hinted ones and the start pages (HTML
+// pages at level 0, not their images or style sheets) due at their
+// revisit interval (lowest level, then longest waiting),
 // then the copies older than the stale bound (oldest first), then the
 // other refreshes due at their revisit interval, then the early ones;
 // each kind of refresh by the chance the page changed since its copy (its
@@ -205,7 +206,7 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 		return false
 	case e.Modified.IsZero():
 		return true
-	case b.backlog && e.Level > 0 && !e.Hinted():
+	case b.backlog && !startPage(e) && !e.Hinted():
 		return false // first visits before refreshes: see Picker.Backlog
 	}
 	return !b.now.Before(e.Modified.Add(b.wait(e)))
@@ -244,6 +245,13 @@ func otherFile(e *list.Entry) bool {
 	return ext != ".html" && ext != ".htm"
 }
 
+// startPage reports whether the line is a start page, where a site
+// announces: an HTML page at level 0. The images and style sheets of a
+// start page are at level 0 too (a requisite is at its page's level), but
+// announce nothing: a MediaWiki's Main Page has about twenty, which a
+// first mirror's budget refreshed as if each were the Main Page.
+func startPage(e *list.Entry) bool { return e.Level == 0 && !otherFile(e) }
+
 // earlyWait is how long after its copy a line is due early: EarlyOdds of
 // its revisit interval.
 func (b *bounds) earlyWait(e *list.Entry) time.Duration {
@@ -273,7 +281,7 @@ func (b *bounds) class(e *list.Entry) int {
 	}
 	atInterval := !b.now.Before(e.Modified.Add(b.interval(e)))
 	switch {
-	case e.Level == 0 && atInterval:
+	case startPage(e) && atInterval:
 		// Where a site announces: its poll must not wait behind a
 		// batch of first visits and refreshes, nor its announcements.
 		return classNew
@@ -332,7 +340,7 @@ func NextDue(p Profile, e *list.Entry) time.Time { return nextDue(p, e, false, f
 
 // nextDue is NextDue for a picker that refreshes early (or unpaced) or
 // not, while first visits wait (backlog) or not. While they wait, a copy
-// not at level 0 nor hinted is due by age only at its stale bound: the
+// not a start page nor hinted is due by age only at its stale bound: the
 // backlog's end makes it due, which no idle spider's sleep can foresee.
 func nextDue(p Profile, e *list.Entry, early, unpaced, backlog bool) time.Time {
 	at := since(e)
@@ -346,7 +354,7 @@ func nextDue(p Profile, e *list.Entry, early, unpaced, backlog bool) time.Time {
 	case p.MaxLevel >= 0 && e.Level > p.MaxLevel:
 	case e.Modified.IsZero():
 		return at // due already
-	case backlog && e.Level > 0 && !e.Hinted():
+	case backlog && !startPage(e) && !e.Hinted():
 	default:
 		next = e.Modified.Add(b.wait(e))
 	}

@@ -285,7 +285,9 @@ func TestNextDueWithModel(t *testing.T) {
 }
 
 // While a first mirror is under way (a backlog of lines never visited),
-// a copy is refreshed only if it is a start page or hinted, or stale.
+// a copy is refreshed only if it is a start page or hinted, or stale. A
+// start page's images and style sheets share its level but wait (a
+// MediaWiki's Main Page has about twenty).
 func TestDueDuringBacklog(t *testing.T) {
 	p := slow
 	old := ago(30 * time.Hour)
@@ -296,6 +298,9 @@ func TestDueDuringBacklog(t *testing.T) {
 	}{
 		{"never visited", list.Entry{Level: 5, State: list.Found, Due: ago(time.Hour)}, true},
 		{"start page past its window", list.Entry{Level: 0, State: list.Downloaded, Modified: old}, true},
+		{"start page's copy named as a page", list.Entry{Level: 0, State: list.Downloaded, Modified: old, File: "h/wiki/Main_Page.html"}, true},
+		{"start page's image waits", list.Entry{Level: 0, State: list.Downloaded, Modified: old, File: "h/w/logo.svg"}, false},
+		{"start page's style sheet waits", list.Entry{Level: 0, State: list.Downloaded, Modified: old, File: "h/w/load.php?skin=vector{}.css"}, false},
 		{"page past its window waits", list.Entry{Level: 2, State: list.Downloaded, Modified: old}, false},
 		{"announced page", list.Entry{Level: 2, State: list.Downloaded, Modified: old, Due: old}, true},
 		{"stale page", list.Entry{Level: 2, State: list.Downloaded, Modified: ago(400 * time.Hour)}, true},
@@ -318,7 +323,8 @@ func TestDueDuringBacklog(t *testing.T) {
 // due, or the pages it announces wait behind a batch of them (issue 21:
 // a slow spider claimed the home page last of its batch while first
 // visits were found, and polled it 17 s after the fast spider, past the
-// fast window). Early, it waits like any other copy.
+// fast window). Early, it waits like any other copy. Its images share its
+// level, not its rank: they are refreshes like any other.
 func TestStartPageFirst(t *testing.T) {
 	p := Profile{Name: "slow", Window: 90 * time.Second, Shortest: 7500 * time.Millisecond, Longest: 90 * time.Second,
 		MaxLevel: -1, Stale: 180 * time.Second, Batch: 50}
@@ -331,6 +337,7 @@ func TestStartPageFirst(t *testing.T) {
 		{URL: "section, refresh due", Level: 1, State: list.Downloaded, Modified: ago(100 * time.Second)},
 		{URL: "announced", Level: 1, State: list.Downloaded, Modified: ago(20 * time.Second), Due: ago(20 * time.Second)},
 		{URL: "stale", Level: 5, State: list.Downloaded, Modified: ago(200 * time.Second)},
+		withFile(list.Entry{URL: "home's logo, refresh due", Level: 0, State: list.Downloaded, Modified: ago(100 * time.Second)}, "h/logo.png"),
 	}
 	tests := []struct {
 		name           string
@@ -341,9 +348,9 @@ func TestStartPageFirst(t *testing.T) {
 		{"first visits wait", 8 * time.Second, true, false,
 			[]string{"home", "announced", "article, never visited", "image, never visited", "stale"}},
 		{"refreshes", 8 * time.Second, false, true,
-			[]string{"home", "announced", "article, never visited", "image, never visited", "stale", "section, refresh due"}},
+			[]string{"home", "announced", "article, never visited", "image, never visited", "stale", "home's logo, refresh due", "section, refresh due"}},
 		{"early", 5 * time.Second, false, true,
-			[]string{"announced", "article, never visited", "image, never visited", "stale", "section, refresh due", "home"}},
+			[]string{"announced", "article, never visited", "image, never visited", "stale", "home's logo, refresh due", "section, refresh due", "home"}},
 	}
 	for _, tt := range tests {
 		k := &Picker{P: p, Now: now, Backlog: tt.backlog, Early: tt.early}
@@ -435,6 +442,7 @@ func TestNextDuringBacklog(t *testing.T) {
 		{"page past its early time", list.Entry{URL: "a", Level: 1, State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(60 * time.Second)}, time.Time{}},
 		{"start page", list.Entry{URL: "home", Level: 0, State: list.Downloaded, Modified: ago(time.Second), Due: ago(time.Second).Add(7500 * time.Millisecond)},
 			ago(time.Second).Add(7500 * time.Millisecond)},
+		{"start page's image", list.Entry{URL: "logo", Level: 0, State: list.Downloaded, File: "h/logo.png", Modified: copyAt, Due: copyAt.Add(60 * time.Second)}, time.Time{}},
 	}
 	for _, tt := range tests {
 		for _, early := range []bool{false, true} {

@@ -18,11 +18,12 @@ type Picker struct {
 	Skip func(url string) bool
 	// Backlog says lines never visited wait, whoever holds them: a first
 	// mirror is under way (the caller decides: internal/crawl.noteBacklog).
-	// Then a copy is refreshed only if it is a start page (level 0) or a
-	// page announced changed (hinted), besides the stale bound: every
-	// request goes where it makes a page current for sure, so a first
-	// mirror completes at the budget's rate whatever the windows, while
-	// the start pages and the announcements keep the new pages coming.
+	// Then a copy is refreshed only if it is a start page (an HTML page
+	// at level 0, not its images or style sheets) or a page announced
+	// changed (hinted), besides the stale bound: every request goes
+	// where it makes a page current for sure, so a first mirror
+	// completes at the budget's rate whatever the windows, while the
+	// start pages and the announcements keep the new pages coming.
 	Backlog bool
 	// Early says the spider has a polite budget (a delay between two
 	// requests to a host) that the due lines may leave unspent. A copy is

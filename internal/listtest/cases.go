@@ -127,7 +127,7 @@ var slowProfile = claim.Profile{Name: "slow", Window: 24 * time.Hour, Longest: 7
 
 func orderLines() []line {
 	dl := func(mod, due time.Duration) list.Result {
-		r := list.Result{State: list.Downloaded, File: "f", Modified: at(mod)}
+		r := list.Result{State: list.Downloaded, File: "f.html", Modified: at(mod)}
 		if due != 0 {
 			r.Due = at(due)
 		}

@@ -145,7 +145,7 @@ func BenchmarkRefreshQueries(b *testing.B) {
 	for _, early := range []bool{false, true} {
 		for _, q := range candQueries(claimSpec{p: slow, now: now, early: early}, levels, slow.Batch+8) {
 			if q.tier != 3 {
-				continue // the refreshes below level 0 (candQueries)
+				continue // the refreshes but the start pages' (candQueries)
 			}
 			b.Run(fmt.Sprintf("%s/early=%v", q.class, early), func(b *testing.B) {
 				for b.Loop() {

@@ -74,11 +74,20 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 		WHERE spider = '' AND (modified IS NULL OR due <= modified) AND (modified IS NULL OR modified <= $1)` + levelCut + `
 		ORDER BY level, coalesce(modified, due) NULLS FIRST, id LIMIT $2`, args})
 	lv := refreshLevels(sp, levels)
+	only := ""
 	if len(lv) > 0 && lv[0] == 0 {
-		// A start page due at its interval is as urgent as a line never
-		// visited (claim's order): its refreshes are of the new tier.
-		qs = append(qs, refreshQueries(sp, []int{0}, k, 1)...)
-		lv = lv[1:]
+		// A start page (an HTML page at level 0) due at its interval is
+		// as urgent as a line never visited (claim's order): its
+		// refreshes are of the new tier. The images and style sheets at
+		// its level are refreshes like those of the other levels, never
+		// while a first mirror is under way (refreshLevels keeps only
+		// level 0 then).
+		qs = append(qs, refreshQueries(sp, []int{0}, k, 1, pageFile)...)
+		if sp.backlog {
+			lv = lv[1:]
+		} else {
+			only = `(level > 0 OR NOT ` + pageFile + `)`
+		}
 	}
 	if sp.p.Stale > 0 {
 		// Copies (a line never visited that waited as long is of the
@@ -92,17 +101,20 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	if len(lv) == 0 {
 		return qs
 	}
-	return append(qs, refreshQueries(sp, lv, k, 3)...)
+	return append(qs, refreshQueries(sp, lv, k, 3, only)...)
 }
 
 // refreshQueries returns the queries of tier for the refreshes due at the
-// levels lv.
-func refreshQueries(sp claimSpec, lv []int, k, tier int) []candQuery {
+// levels lv, of the lines only (SQL; "": all) selects.
+func refreshQueries(sp claimSpec, lv []int, k, tier int, only string) []candQuery {
 	shortest, window, longest := sp.p.Intervals()
 	now := sp.now.UTC()
+	if only != "" {
+		only = ` AND ` + only
+	}
 	perLevel := func(where, order string) string {
 		return `SELECT c.* FROM unnest($1::integer[]) AS lv(level) CROSS JOIN LATERAL (
-			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level AND ` + where + `
+			SELECT ` + candCols + ` FROM lines WHERE spider = '' AND level = lv.level AND ` + where + only + `
 			ORDER BY ` + order + `, id LIMIT $2) AS c
 			ORDER BY c.` + order + `, c.id LIMIT $2`
 	}

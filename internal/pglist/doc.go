@@ -85,8 +85,8 @@
 //     then longest waiting (lines_new);
 //  3. stale: a copy older than the stale bound, at any level, oldest
 //     first (lines_since);
-//  4. refresh, within the level limit (only level 0 while a first mirror
-//     is under way): no model and a window old (lines_plain); a model whose
+//  4. refresh, within the level limit (only the start pages while a first
+//     mirror is under way): no model and a window old (lines_plain); a model whose
 //     due time has passed and a copy at least shortest old
 //     (lines_model_due); a copy at least longest old (lines_model_age).
 //     A Picker that refreshes early (claim.Picker.Early, a spider with a
@@ -96,9 +96,10 @@
 //     delay (claim.Picker.Unpaced) finds every page due from shortest on:
 //     the same indexes, the model's pages split on whether their due
 //     time has passed, and its other copies (a file not ending in .html)
-//     as with early refreshes. The refreshes of level 0 are queried apart, in the
-//     tier of class 2: claim ranks a start page due with the lines never
-//     visited. A stale copy that a query of class 2 finds (a hinted copy
+//     as with early refreshes. The refreshes of the start pages (the
+//     HTML pages at level 0; pageFile) are queried apart, in the tier of
+//     class 2: claim ranks a start page due with the lines never visited.
+//     A stale copy that a query of class 2 finds (a hinted copy
 //     within the level limit, a start page) is of class 2 in claim too.
 //
 // A Picker that names lines to offer first (Preferring: the lines a spider
