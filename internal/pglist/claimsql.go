@@ -82,11 +82,11 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 		// its level are refreshes like those of the other levels, never
 		// while a first mirror is under way (refreshLevels keeps only
 		// level 0 then).
-		qs = append(qs, refreshQueries(sp, []int{0}, k, 1, pageFile)...)
+		qs = append(qs, refreshQueries(sp, []int{0}, k, 1, startPage)...)
 		if sp.backlog {
 			lv = lv[1:]
 		} else {
-			only = `(level > 0 OR NOT ` + pageFile + `)`
+			only = `NOT ` + startPage
 		}
 	}
 	if sp.p.Stale > 0 {
@@ -170,6 +170,11 @@ func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, no
 // is not known (claim's otherFile, negated): its file ends in .html or
 // .htm, in any case.
 const pageFile = `(file = '' OR lower(file) LIKE '%.html' OR lower(file) LIKE '%.htm')`
+
+// startPage is true of a start page, where a site announces (claim's
+// startPage): an HTML page at level 0, not the images and style sheets
+// that share its level.
+const startPage = `(level = 0 AND ` + pageFile + `)`
 
 // unpacedRefresh returns the refresh queries of a picker with no delay
 // (claim.Picker.Unpaced, never while a first mirror is under way): a copy

@@ -87,13 +87,13 @@ func TestCandQueries(t *testing.T) {
 	}
 }
 
-// only names the lines a refresh query keeps: the pages (the start
-// pages' tier), all but the start pages (the other refreshes), or all.
+// only names the lines a refresh query keeps: the start pages (their
+// tier), all but the start pages (the other refreshes), or all.
 func only(sql string) string {
 	switch {
-	case strings.Contains(sql, "(level > 0 OR NOT "+pageFile+")"):
+	case strings.Contains(sql, "AND NOT "+startPage):
 		return " (no start pages)"
-	case strings.Contains(sql, "AND "+pageFile):
+	case strings.Contains(sql, "AND "+startPage):
 		return " (pages)"
 	}
 	return ""
