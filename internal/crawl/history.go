@@ -3,6 +3,7 @@ package crawl
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,7 +62,7 @@ func mayBeBannered(en list.Entry, rec meta.Record) bool {
 // is slower but correct. The start pages' history comes along: their
 // links are their sites' navigation (revisit.go), kept current whichever
 // spider visits them.
-func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[string]meta.Record {
+func (e *Engine) records(h *historian, claimed []list.Entry, carried map[string]bool) map[string]meta.Record {
 	var keys []string
 	for _, en := range claimed {
 		if !carried[en.URL] || visited(en) {
@@ -71,7 +72,7 @@ func (e *Engine) records(claimed []list.Entry, carried map[string]bool) map[stri
 	if len(keys) == 0 {
 		return nil
 	}
-	recs, err := e.cfg.History.Get(append(keys, e.cfg.Starts...))
+	recs, err := h.get(append(keys, e.cfg.Starts...))
 	if err != nil {
 		e.log.Warn("fetch history not read; fetching without it", "err", err)
 	}
@@ -106,11 +107,12 @@ type historian struct {
 	log    *slog.Logger
 	window time.Duration // news older than this counts from when it was heard
 
-	mu    sync.Mutex
-	queue []meta.Record
-	news  map[string]meta.News // announcements (announce), earliest per URL
-	last  time.Time            // when the last batch was taken
-	kick  chan struct{}
+	mu      sync.Mutex
+	queue   []meta.Record
+	storing []meta.Record        // the batch a flush is storing, until it is stored
+	news    map[string]meta.News // announcements (announce), earliest per URL
+	last    time.Time            // when the last batch was taken
+	kick    chan struct{}
 }
 
 const (
@@ -144,6 +146,36 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 	}
 }
 
+// get returns the records of urls: the store's, under the records this
+// spider queued or is storing, which are newer. A line claimed again
+// before its last record reached the store (a window shorter than
+// historyEvery, or a list's timestamps in whole seconds) is then fetched
+// with the validators of its last visit, and its new record goes on from
+// that one instead of replacing it. What is queued is read before the
+// store, so that a record stored in between is read from one or the other.
+func (h *historian) get(urls []string) (map[string]meta.Record, error) {
+	want := make(map[string]bool, len(urls))
+	for _, u := range urls {
+		want[u] = true
+	}
+	var newer []meta.Record
+	h.mu.Lock()
+	for _, r := range slices.Concat(h.storing, h.queue) { // oldest first
+		if want[r.URL] {
+			newer = append(newer, r)
+		}
+	}
+	h.mu.Unlock()
+	recs, err := h.store.Get(urls)
+	if len(newer) > 0 && recs == nil {
+		recs = make(map[string]meta.Record, len(newer))
+	}
+	for _, r := range newer {
+		recs[r.URL] = r
+	}
+	return recs, err
+}
+
 // announce queues the announcements among adds (those with a Hint: a
 // hub or a sitemap said the page changed then), heard at heard, stored
 // with the next batch so that the visit that follows measures its lag
@@ -170,7 +202,7 @@ func (h *historian) announce(adds []list.Add, heard time.Time) {
 func (h *historian) flush() {
 	h.mu.Lock()
 	recs, news := h.queue, h.news
-	h.queue, h.news, h.last = nil, nil, time.Now()
+	h.queue, h.news, h.last, h.storing = nil, nil, time.Now(), recs
 	h.mu.Unlock()
 	if len(recs) > 0 {
 		if err := h.store.Put(recs); err != nil {
@@ -179,6 +211,9 @@ func (h *historian) flush() {
 			h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
 		}
 	}
+	h.mu.Lock()
+	h.storing = nil
+	h.mu.Unlock()
 	if err := h.store.Announce(news, h.window); err != nil {
 		h.log.Warn("announcements not stored; their pages' lag goes unmeasured", "pages", len(news), "err", err)
 	}

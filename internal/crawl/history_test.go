@@ -2,8 +2,10 @@ package crawl
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -309,6 +311,60 @@ func TestHistorianBatches(t *testing.T) {
 	if !woken() {
 		t.Fatal("records waiting past historyIdle with the workers idle: not woken")
 	}
+}
+
+// A line claimed again before its last record is stored is fetched from
+// that record: get reads what the historian queued, and what a flush is
+// storing, over what the store holds, the newest winning.
+func TestHistorianReadsItsOwnRecords(t *testing.T) {
+	store := &gatedHistory{History: meta.Open(filepath.Join(t.TempDir(), "l.meta"), time.Minute),
+		entered: make(chan struct{}, 2), gate: make(chan struct{})}
+	h := newHistorian(store, slog.New(slog.DiscardHandler), time.Hour)
+	const u = "http://h/a"
+	attempts := func(what string, want int) {
+		t.Helper()
+		recs, err := h.get([]string{u, "http://h/none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recs[u].Attempts; got != want {
+			t.Errorf("%s: attempts %d, want %d", what, got, want)
+		}
+		if _, ok := recs["http://h/none"]; ok {
+			t.Errorf("%s: a record for a URL never recorded", what)
+		}
+	}
+	attempts("nothing recorded", 0)
+	h.add([]meta.Record{{URL: u, Attempts: 1}}, false)
+	attempts("queued", 1)
+	flushed := make(chan struct{})
+	go func() { h.flush(); close(flushed) }()
+	<-store.entered
+	attempts("being stored", 1)
+	h.add([]meta.Record{{URL: "http://h/b"}, {URL: u, Attempts: 2}}, false)
+	attempts("queued while an older record is stored", 2)
+	close(store.gate)
+	<-flushed
+	attempts("queued over the store's", 2)
+	h.flush()
+	attempts("stored", 2)
+	if recs, _ := store.History.Get([]string{u}); recs[u].Attempts != 2 {
+		t.Errorf("store holds attempts %d, want 2", recs[u].Attempts)
+	}
+}
+
+// gatedHistory is a History whose Put says it has begun, and waits for
+// gate before it stores.
+type gatedHistory struct {
+	History
+	entered chan struct{}
+	gate    chan struct{}
+}
+
+func (g *gatedHistory) Put(recs []meta.Record) error {
+	g.entered <- struct{}{}
+	<-g.gate
+	return g.History.Put(recs)
 }
 
 // The workers are idle for the historian only with nothing queued and

@@ -103,15 +103,15 @@ func (r *run) startPass() {
 	r.history = nil
 	r.passing, r.idleUntil, r.firstNews = true, time.Time{}, false
 	e := r.e
-	go func() { r.passDone <- e.runPass(r.ctx, c, carried) }()
+	go func() { r.passDone <- e.runPass(r.ctx, r.hist, c, carried) }()
 }
 
 // runPass runs one pass and reads the history of the lines it claimed.
-func (e *Engine) runPass(ctx context.Context, c *list.Cycle, carried map[string]bool) passResult {
+func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, carried map[string]bool) passResult {
 	began := time.Now()
 	p := passResult{c: c, carried: carried, err: e.list.Run(ctx, c)}
 	if p.err == nil {
-		p.recs = e.records(c.Claimed, carried)
+		p.recs = e.records(hist, c.Claimed, carried)
 	}
 	if cp, counting := c.Pick.(*countingPicker); counting && p.err == nil && !offersEveryLine(e.list) {
 		if err := cp.recount(ctx, e.list); err != nil {
