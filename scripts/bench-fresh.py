@@ -355,7 +355,7 @@ def render(rows, header=""):
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in med:
         ann = "—" if r["announced_share"] is None else f"{100 * r['announced_share']:.0f}% (of {r['announced']:g})"
-        out.append(f"| {r['budget']} | {r['tool']} | {r['duration']:g} | {fmt(r['mean'], '.3f')} | {fmt(r['after'], '.3f')} "
+        out.append(f"| {r['budget']} | {r['tool']} | {r['duration']:g} | {fmt(r['mean'], '.4f')} | {fmt(r['after'], '.4f')} "
                    f"| {fmt(r['sweep'], 'g', 'not reached')} | {fmt(r['final'], '.3f')} | {fmt(r['requests'], 'g')} "
                    f"| {fmt(r['not_modified'], 'g')} | {fmt(r['rate'], '.1f')} / {fmt(r['peak'], '.1f')} "
                    f"| {ann} | {r['runs']} |")

@@ -206,7 +206,7 @@ class Summaries(unittest.TestCase):
         self.assertTrue(text.startswith("# Header\n"))
         lines = [l for l in text.splitlines() if l.startswith("| 20 | spider")]
         self.assertEqual(len(lines), 2)  # the medians' row, and the curve's row
-        self.assertIn(f"| {0.7 * 0.8:.3f} |", lines[0])  # the median run's time average
+        self.assertIn(f"| {0.7 * 0.8:.4f} |", lines[0])  # the median run's time average
         self.assertTrue(lines[0].endswith("| 3 |"))
         self.assertLess(text.index("| 20 | spider"), text.index("| none | spider"))
 
