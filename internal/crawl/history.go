@@ -3,7 +3,6 @@ package crawl
 import (
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -108,10 +107,9 @@ type historian struct {
 	window time.Duration // news older than this counts from when it was heard
 
 	mu      sync.Mutex
-	queue   []meta.Record
-	storing []meta.Record        // the batch a flush is storing, until it is stored
-	news    map[string]meta.News // announcements (announce), earliest per URL
-	last    time.Time            // when the last batch was taken
+	queued  batch     // for the next flush
+	storing batch     // what a flush is storing, until it is stored
+	last    time.Time // when the last batch was taken
 	kick    chan struct{}
 }
 
@@ -133,9 +131,10 @@ func newHistorian(store History, log *slog.Logger, window time.Duration) *histor
 // pass.
 func (h *historian) add(recs []meta.Record, idle bool) {
 	h.mu.Lock()
-	h.queue = append(h.queue, recs...)
+	h.queued.recs = append(h.queued.recs, recs...)
+	q := h.queued
 	since := time.Since(h.last)
-	due := len(h.queue)+len(h.news) > 0 && (len(h.queue) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
+	due := len(q.recs)+len(q.news) > 0 && (len(q.recs) >= historyBatch || since >= historyEvery || idle && since >= historyIdle)
 	h.mu.Unlock()
 	if !due {
 		return
@@ -146,34 +145,81 @@ func (h *historian) add(recs []meta.Record, idle bool) {
 	}
 }
 
-// get returns the records of urls: the store's, under the records this
-// spider queued or is storing, which are newer. A line claimed again
-// before its last record reached the store (a window shorter than
-// historyEvery, or a list's timestamps in whole seconds) is then fetched
-// with the validators of its last visit, and its new record goes on from
-// that one instead of replacing it. What is queued is read before the
-// store, so that a record stored in between is read from one or the other.
+// get returns the records of urls as the store will hold them once the
+// historian has stored what it queued: the store's, with the batch a
+// flush is storing and the batch queued applied over them, as the flushes
+// apply them. A line claimed again before its last record reached the
+// store (a window shorter than historyEvery, or a list's timestamps in
+// whole seconds) is then fetched with the validators of its last visit,
+// and its new record goes on from that one instead of replacing it. The
+// batches are read before the store, so that what a flush stores in
+// between is read from one or the other.
 func (h *historian) get(urls []string) (map[string]meta.Record, error) {
+	pending := h.pending(urls)
+	recs, err := h.store.Get(urls)
+	for _, b := range pending {
+		recs = b.over(recs, h.window)
+	}
+	return recs, err
+}
+
+// pending returns what the batch being stored and the batch queued hold
+// of urls, in the order the flushes store them.
+func (h *historian) pending(urls []string) [2]batch {
 	want := make(map[string]bool, len(urls))
 	for _, u := range urls {
 		want[u] = true
 	}
-	var newer []meta.Record
 	h.mu.Lock()
-	for _, r := range slices.Concat(h.storing, h.queue) { // oldest first
+	defer h.mu.Unlock()
+	return [2]batch{h.storing.of(want), h.queued.of(want)}
+}
+
+// batch is what one flush stores: records, then announcements.
+type batch struct {
+	recs []meta.Record
+	news map[string]meta.News // announcements (announce), earliest per URL
+}
+
+// of returns the part of b about the URLs in want.
+func (b batch) of(want map[string]bool) batch {
+	var out batch
+	for _, r := range b.recs {
 		if want[r.URL] {
-			newer = append(newer, r)
+			out.recs = append(out.recs, r)
 		}
 	}
-	h.mu.Unlock()
-	recs, err := h.store.Get(urls)
-	if len(newer) > 0 && recs == nil {
-		recs = make(map[string]meta.Record, len(newer))
+	for u, n := range b.news {
+		if want[u] {
+			if out.news == nil {
+				out.news = map[string]meta.News{}
+			}
+			out.news[u] = n
+		}
 	}
-	for _, r := range newer {
+	return out
+}
+
+// over applies b to recs as a flush applies it to the store (History.Put,
+// then History.Announce), and returns recs.
+func (b batch) over(recs map[string]meta.Record, window time.Duration) map[string]meta.Record {
+	put := func(r meta.Record) {
+		if recs == nil {
+			recs = map[string]meta.Record{}
+		}
 		recs[r.URL] = r
 	}
-	return recs, err
+	for _, r := range b.recs { // the last of a URL wins
+		put(r)
+	}
+	for u, n := range b.news {
+		r := recs[u]
+		r.URL = u
+		if r.Announce(n, window) {
+			put(r)
+		}
+	}
+	return recs
 }
 
 // announce queues the announcements among adds (those with a Hint: a
@@ -187,11 +233,12 @@ func (h *historian) announce(adds []list.Add, heard time.Time) {
 		if a.Hint.IsZero() {
 			continue
 		}
-		if h.news == nil {
-			h.news = map[string]meta.News{}
+		q := &h.queued
+		if q.news == nil {
+			q.news = map[string]meta.News{}
 		}
-		if n, ok := h.news[a.URL]; !ok || a.Hint.Before(n.Changed) {
-			h.news[a.URL] = meta.News{Changed: a.Hint, Heard: heard}
+		if n, ok := q.news[a.URL]; !ok || a.Hint.Before(n.Changed) {
+			q.news[a.URL] = meta.News{Changed: a.Hint, Heard: heard}
 		}
 	}
 }
@@ -201,21 +248,23 @@ func (h *historian) announce(adds []list.Add, heard time.Time) {
 // after it.
 func (h *historian) flush() {
 	h.mu.Lock()
-	recs, news := h.queue, h.news
-	h.queue, h.news, h.last, h.storing = nil, nil, time.Now(), recs
+	b := h.queued
+	h.queued, h.storing, h.last = batch{}, b, time.Now()
 	h.mu.Unlock()
-	if len(recs) > 0 {
-		if err := h.store.Put(recs); err != nil {
+	defer func() {
+		h.mu.Lock()
+		h.storing = batch{}
+		h.mu.Unlock()
+	}()
+	if len(b.recs) > 0 {
+		if err := h.store.Put(b.recs); err != nil {
 			// History is a cache (see internal/meta): the spider goes on
 			// without it rather than stall.
-			h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(recs), "err", err)
+			h.log.Warn("fetch history not stored; those URLs are fetched unconditionally next time", "records", len(b.recs), "err", err)
 		}
 	}
-	h.mu.Lock()
-	h.storing = nil
-	h.mu.Unlock()
-	if err := h.store.Announce(news, h.window); err != nil {
-		h.log.Warn("announcements not stored; their pages' lag goes unmeasured", "pages", len(news), "err", err)
+	if err := h.store.Announce(b.news, h.window); err != nil {
+		h.log.Warn("announcements not stored; their pages' lag goes unmeasured", "pages", len(b.news), "err", err)
 	}
 }
 

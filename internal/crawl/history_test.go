@@ -288,7 +288,7 @@ func TestHistorianBatches(t *testing.T) {
 	if !woken() {
 		t.Fatal("first records: not woken")
 	}
-	h.queue, h.last = nil, time.Now() // as a flush does
+	h.queued, h.last = batch{}, time.Now() // as a flush does
 	h.add(rec, true)
 	if woken() {
 		t.Fatal("woken again within historyEvery for one record")
@@ -302,7 +302,7 @@ func TestHistorianBatches(t *testing.T) {
 	if !woken() {
 		t.Fatal("records waiting past historyEvery: a pass without records did not wake it")
 	}
-	h.queue, h.last = rec, time.Now().Add(-historyIdle)
+	h.queued.recs, h.last = rec, time.Now().Add(-historyIdle)
 	h.add(nil, false)
 	if woken() {
 		t.Fatal("woken past historyIdle with the workers busy")
@@ -315,7 +315,7 @@ func TestHistorianBatches(t *testing.T) {
 
 // A line claimed again before its last record is stored is fetched from
 // that record: get reads what the historian queued, and what a flush is
-// storing, over what the store holds, the newest winning.
+// storing, over what the store holds, as the flushes will store them.
 func TestHistorianReadsItsOwnRecords(t *testing.T) {
 	store := &gatedHistory{History: meta.Open(filepath.Join(t.TempDir(), "l.meta"), time.Minute),
 		entered: make(chan struct{}, 2), gate: make(chan struct{})}
@@ -346,10 +346,26 @@ func TestHistorianReadsItsOwnRecords(t *testing.T) {
 	close(store.gate)
 	<-flushed
 	attempts("queued over the store's", 2)
+	// News of a page is read as the flush will store it: over the
+	// page's record, or as a record of its own.
+	changed := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	h.announce([]list.Add{{URL: u, Hint: changed}, {URL: "http://h/c", Hint: changed}}, changed)
+	announced := func(what string) {
+		t.Helper()
+		recs, _ := h.get([]string{u, "http://h/c"})
+		for _, url := range []string{u, "http://h/c"} {
+			if !recs[url].Announced.Equal(changed) {
+				t.Errorf("%s: %s announced %v, want %v", what, url, recs[url].Announced, changed)
+			}
+		}
+	}
+	announced("news queued")
+	attempts("news queued", 2)
 	h.flush()
 	attempts("stored", 2)
-	if recs, _ := store.History.Get([]string{u}); recs[u].Attempts != 2 {
-		t.Errorf("store holds attempts %d, want 2", recs[u].Attempts)
+	announced("stored")
+	if recs, _ := store.History.Get([]string{u}); recs[u].Attempts != 2 || !recs[u].Announced.Equal(changed) {
+		t.Errorf("store holds %+v, want 2 attempts, announced", recs[u])
 	}
 }
 
