@@ -715,11 +715,11 @@ func TestForPassCarriesLinks(t *testing.T) {
 	r := testRun(t)
 	o := &outcome{job: job{en: list.Entry{URL: "http://h/", Level: 0}}, adds: []list.Add{{URL: "http://h/x", Level: 1}}}
 	r.jobs.found(o, -1, 0) // the loop has not received o yet
-	adds, carried := r.jobs.forPass()
+	adds, _, carried := r.jobs.forPass()
 	if !carried["http://h/x"] || len(adds) != 1 || adds[0].URL != "http://h/x" {
 		t.Errorf("pass carries %v with links %v; want /x with its link", carried, adds)
 	}
-	if adds, _ := r.jobs.forPass(); len(adds) != 0 {
+	if adds, _, _ := r.jobs.forPass(); len(adds) != 0 {
 		t.Errorf("links carried twice: %v", adds)
 	}
 }

@@ -21,6 +21,9 @@ type outcome struct {
 	job  job
 	res  list.Result
 	adds []list.Add // links found, at the level of the page as fetched
+	// guesses hint the listings a hub's change may have changed too
+	// (announce): guesses, not news, so they are no announcement.
+	guesses []list.Add
 	// linked says adds held links when the worker handed them over
 	// (jobs.found, which empties adds): a first visit's links make a pass
 	// due sooner (passDue).

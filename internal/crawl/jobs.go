@@ -35,6 +35,7 @@ type jobs struct {
 	turn     bool         // the next job from the queue goes to waited instead, if any
 	ahead    *ahead
 	adds     []list.Add // links for the next pass
+	guesses  []list.Add // hints for the next pass that are no announcement (outcome.guesses)
 	working  int        // jobs a worker took whose outcome the loop has not received
 	closed   bool       // the run is stopping: no more jobs
 	draining bool       // the run is ending: the claimed lines left, then no more
@@ -125,7 +126,8 @@ func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 		mode = fetchLater
 	}
 	q.register(o.job.en, o.adds, maxLevel, epoch, mode)
-	o.linked, o.adds = len(o.adds) > 0, nil
+	q.guesses = append(q.guesses, o.guesses...)
+	o.linked, o.adds, o.guesses = len(o.adds) > 0, nil, nil
 	if !o.job.ahead {
 		return true
 	}
@@ -210,15 +212,16 @@ func byUrgency(queued, js []job, less func(a, b *list.Entry) bool) []job {
 	return out
 }
 
-// forPass returns the links the next pass carries and the lines fetched
-// ahead whose claim it decides (ahead.carry): each such line's link is in
-// the list already or among these links.
-func (q *jobs) forPass() ([]list.Add, map[string]bool) {
+// forPass returns the links the next pass carries, its hints that are no
+// announcement (guesses), and the lines fetched ahead whose claim it
+// decides (ahead.carry): each such line's link is in the list already or
+// among these links.
+func (q *jobs) forPass() (adds, guesses []list.Add, carried map[string]bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	adds := q.adds
-	q.adds = nil
-	return adds, q.ahead.carry()
+	adds, guesses = q.adds, q.guesses
+	q.adds, q.guesses = nil, nil
+	return adds, guesses, q.ahead.carry()
 }
 
 // queueAdds queues lines for the next pass that no page links to (a

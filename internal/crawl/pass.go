@@ -95,7 +95,6 @@ func (r *run) wakeAt(now time.Time) time.Time {
 func (r *run) startPass() {
 	c, carried := r.cycle()
 	r.count(c, c.Now)
-	r.hist.announce(c.Add, c.Now)
 	again := r.hints.again(c.Now)
 	r.hints.note(c.Add, c.Now)
 	c.Add = append(c.Add, again...)
@@ -126,14 +125,19 @@ func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, ca
 // the committed results, and a picker that claims the lines fetched ahead
 // it carries, and tops the lines claimed the usual way back up to the
 // profile's batch. Lines claimed as fetched ahead do not count against the
-// batch, so fetching ahead never keeps shallower lines waiting.
+// batch, so fetching ahead never keeps shallower lines waiting. The hints
+// among the links (a hub's news, a sitemap's lastmod) go to the history
+// as announcements; the guesses that a listing changed with a page above
+// it are hints too, but no announcement: status counts announced pages
+// that reached the mirror within the fast window, which a guess is not.
 func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	e := r.e
 	now := e.cfg.Now()
-	adds, carried := r.jobs.forPass()
+	adds, guesses, carried := r.jobs.forPass()
+	r.hist.announce(adds, now)
 	c := &list.Cycle{
 		Spider: e.cfg.Spider, Now: now, Started: e.obs.progress.started, Lease: e.cfg.Lease,
-		Add: adds, Results: r.results, ReleaseOwn: r.first,
+		Add: append(adds, guesses...), Results: r.results, ReleaseOwn: r.first,
 	}
 	r.results = nil
 	r.handBackRefreshes(c)
@@ -345,7 +349,6 @@ func (r *run) last(stopHistory func()) {
 	}()
 	c, _ := r.cycle()
 	c.ReleaseOwn, c.Pick = true, nil
-	r.hist.announce(c.Add, c.Now)
 	r.hist.add(r.history, true)
 	r.history = nil
 	go func() {

@@ -8,6 +8,7 @@ import (
 	"github.com/spider-mirror/spider/internal/change"
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/meta"
+	"github.com/spider-mirror/spider/list"
 )
 
 // A visit that reached a page (a 2xx or a 304) teaches its change model
@@ -97,7 +98,9 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // moved up) changed: the links' Adds carry the hint, so only links the
 // crawl follows are hinted. If its links changed, the page is a listing
 // where the site's changes land, and the deeper listings it links may
-// have changed with it (listings): they are hinted too. A page does not
+// have changed with it (listings): they are hinted too, as guesses
+// (outcome.guesses), which the history does not take for announcements
+// of a change. A page does not
 // hint itself: its visit is its news. The hint is the visit's time in the
 // list's whole seconds, so it marks only copies taken in an earlier
 // second: a copy taken in the same second may as well be newer than the
@@ -123,9 +126,14 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	for _, u := range news {
 		hinted[u] = true
 	}
-	for i := range o.adds {
-		if u := o.adds[i].URL; u != en.URL && (hinted[u] || moved && e.lists.below(u, en.Level)) {
-			o.adds[i].Hint = now.Truncate(time.Second)
+	at := now.Truncate(time.Second)
+	for i, a := range o.adds {
+		switch {
+		case a.URL == en.URL:
+		case hinted[a.URL]:
+			o.adds[i].Hint = at
+		case moved && e.lists.below(a.URL, en.Level):
+			o.guesses = append(o.guesses, list.Add{URL: a.URL, Level: a.Level, Hint: at})
 		}
 	}
 }

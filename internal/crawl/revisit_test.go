@@ -85,9 +85,10 @@ func TestHubAnnouncesBump(t *testing.T) {
 
 // A change travels down the listings: when a page's links change, the
 // deeper pages it links whose own links changed at their latest visit are
-// hinted with what it announces; a page whose links did not change at its
-// latest visit is not, nor a listing above it, nor the page itself. A hint
-// is in whole seconds, as the list's times.
+// hinted with what it announces, as guesses (marked "~" here), not news;
+// a page whose links did not change at its latest visit is not, nor a
+// listing above it, nor the page itself. A hint is in whole seconds, as
+// the list's times.
 func TestListingsHintListings(t *testing.T) {
 	e := &Engine{navs: &navigation{}, lists: &listings{}}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 5e8, time.UTC)
@@ -101,13 +102,23 @@ func TestListingsHintListings(t *testing.T) {
 		e.announce(o, &rec, pages, now)
 		links[url] = rec.Links
 		var hinted []string
-		for _, a := range o.adds {
-			if !a.Hint.IsZero() {
-				hinted = append(hinted, a.URL)
-				if want := now.Truncate(time.Second); !a.Hint.Equal(want) {
-					t.Errorf("%s hinted at %v, want the whole second %v", a.URL, a.Hint, want)
-				}
+		check := func(a list.Add, mark string) {
+			if a.Hint.IsZero() {
+				return
 			}
+			hinted = append(hinted, mark+a.URL)
+			if want := now.Truncate(time.Second); !a.Hint.Equal(want) {
+				t.Errorf("%s hinted at %v, want the whole second %v", a.URL, a.Hint, want)
+			}
+		}
+		for _, a := range o.adds {
+			check(a, "")
+		}
+		for _, a := range o.guesses {
+			if a.Level != level+1 {
+				t.Errorf("guess %s at level %d, want %d", a.URL, a.Level, level+1)
+			}
+			check(a, "~")
 		}
 		return hinted
 	}
@@ -123,10 +134,12 @@ func TestListingsHintListings(t *testing.T) {
 		{"section t, first visit", "/t/", 1, []string{"/", "/b1"}, nil},
 		{"s lists a new article", "/s/", 1, []string{"/", "/a2", "/a1"}, []string{"/a2"}},
 		{"t, its links as before", "/t/", 1, []string{"/", "/b1"}, nil},
-		{"home announces it: s, a listing, is hinted; t is not", "/", 0, []string{"/s/", "/t/", "/a2", "/a1"}, []string{"/s/", "/a2"}},
+		{"home announces it: s, a listing, is hinted; t is not", "/", 0, []string{"/s/", "/t/", "/a2", "/a1"}, []string{"/a2", "~/s/"}},
 		{"s lists another: not home, a listing above it", "/s/", 1, []string{"/", "/a3", "/a2", "/a1"}, []string{"/a3"}},
 		{"home, its links as before", "/", 0, []string{"/s/", "/t/", "/a2", "/a1"}, nil},
 		{"s, linking itself: not itself", "/s/", 1, []string{"/s/", "/", "/a4", "/a3", "/a2", "/a1"}, []string{"/a4"}},
+		{"s, its links as before: it hints nothing", "/s/", 1, []string{"/s/", "/", "/a4", "/a3", "/a2", "/a1"}, nil},
+		{"home announces another: s is no listing now", "/", 0, []string{"/s/", "/t/", "/a5", "/a2", "/a1"}, []string{"/a5"}},
 	}
 	for _, st := range steps {
 		if got := visit(st.url, st.level, st.pages...); !slices.Equal(got, st.want) {
@@ -343,4 +356,37 @@ func TestListingNavigationFromHistory(t *testing.T) {
 // is floor, in the list's whole seconds.
 func jittered(url string, at time.Time, mean, floor time.Duration) time.Duration {
 	return change.Next(url, at, nil, mean, floor).Sub(at).Truncate(time.Second)
+}
+
+// A listing that a hub's change hinted is a guess, not news: the pass
+// carries its hint to the list, but the history records no announcement
+// of it, so status does not count it among the announced pages.
+func TestGuessesAreNoAnnouncements(t *testing.T) {
+	r := testRun(t)
+	at := time.Now().Truncate(time.Second) // the pass's clock is the real one: news heard at once
+	const news, guess = "http://h/new", "http://h/s/"
+	o := &outcome{job: job{en: list.Entry{URL: "http://h/", Level: 0}},
+		adds:    []list.Add{{URL: news, Level: 1, Hint: at}, {URL: guess, Level: 1}},
+		guesses: []list.Add{{URL: guess, Level: 1, Hint: at}}}
+	r.jobs.found(o, -1, 0)
+	c, _ := r.cycle()
+	hinted := map[string]bool{}
+	for _, a := range c.Add {
+		if a.Hint.Equal(at) {
+			hinted[a.URL] = true
+		}
+	}
+	if !hinted[news] || !hinted[guess] {
+		t.Errorf("the pass hints %v; want both %s and %s", hinted, news, guess)
+	}
+	recs, err := r.hist.get([]string{news, guess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !recs[news].Announced.Equal(at) {
+		t.Errorf("the news of %s: announced %v, want %v", news, recs[news].Announced, at)
+	}
+	if a := recs[guess].Announced; !a.IsZero() {
+		t.Errorf("the guess of %s was recorded as an announcement at %v", guess, a)
+	}
 }
