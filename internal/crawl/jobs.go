@@ -235,11 +235,13 @@ func (q *jobs) queueAdds(adds []list.Add) {
 	q.adds = append(q.adds, adds...)
 }
 
-// putBack returns the links of a pass that failed, for the next one.
-func (q *jobs) putBack(adds []list.Add) {
+// putBack returns the links and guesses of a pass that failed, for the
+// next one.
+func (q *jobs) putBack(adds, guesses []list.Add) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.adds = append(adds, q.adds...)
+	q.guesses = append(guesses, q.guesses...)
 }
 
 // decide applies a pass's claims to the lines fetched ahead it carried

@@ -32,6 +32,10 @@ type run struct {
 	history  []meta.Record          // records for the historian, handed over at the next pass
 	sum      Summary
 	sent     int // claimed lines the last pass handed out
+	// announced is how many of the Adds of the pass under way went to the
+	// history as announcements (cycle): the rest are hints that are no
+	// news.
+	announced int
 
 	first      bool // the next pass is the run's first
 	filling    bool // the list's visited lines are being read (adapt)

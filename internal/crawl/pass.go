@@ -135,6 +135,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	now := e.cfg.Now()
 	adds, guesses, carried := r.jobs.forPass()
 	r.hist.announce(adds, now)
+	r.announced = len(adds)
 	c := &list.Cycle{
 		Spider: e.cfg.Spider, Now: now, Started: e.obs.progress.started, Lease: e.cfg.Lease,
 		Add: append(adds, guesses...), Results: r.results, ReleaseOwn: r.first,
@@ -304,9 +305,13 @@ func (r *run) idleWait(c *list.Cycle) time.Duration {
 	return d
 }
 
-// requeue puts a failed pass's inputs back for the next attempt.
+// requeue puts a failed pass's inputs back for the next attempt: the
+// links announced already, and the hints that are no news (the guesses,
+// and the hints sent again) as guesses, so that a retry does not announce
+// them.
 func (r *run) requeue(c *list.Cycle) {
-	r.jobs.putBack(c.Add)
+	n := min(r.announced, len(c.Add))
+	r.jobs.putBack(c.Add[:n:n], c.Add[n:]) // [:n:n]: putBack appends to it
 	r.results = append(c.Results, r.results...)
 }
 

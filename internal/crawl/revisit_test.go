@@ -390,3 +390,36 @@ func TestGuessesAreNoAnnouncements(t *testing.T) {
 		t.Errorf("the guess of %s was recorded as an announcement at %v", guess, a)
 	}
 }
+
+// A pass that failed puts its guesses back as guesses: the retry carries
+// every hint again, and still announces none of the guesses, even when
+// links found meanwhile wait for it too.
+func TestRequeueKeepsGuesses(t *testing.T) {
+	r := testRun(t)
+	at := time.Now().Truncate(time.Second)
+	const news, guess, later = "http://h/new", "http://h/s/", "http://h/later"
+	r.jobs.found(&outcome{job: job{en: list.Entry{URL: "http://h/", Level: 0}},
+		adds:    []list.Add{{URL: news, Level: 1, Hint: at}, {URL: "http://h/x", Level: 1}},
+		guesses: []list.Add{{URL: guess, Level: 1, Hint: at}}}, -1, 0)
+	c, _ := r.cycle()
+	r.jobs.found(&outcome{job: job{en: list.Entry{URL: "http://h/x", Level: 1}},
+		adds: []list.Add{{URL: later, Level: 2}, {URL: later + "2", Level: 2}}}, -1, 0)
+	r.requeue(c) // the pass failed
+	c, _ = r.cycle()
+	hinted := map[string]bool{}
+	for _, a := range c.Add {
+		if a.Hint.Equal(at) {
+			hinted[a.URL] = true
+		}
+	}
+	if !hinted[news] || !hinted[guess] || len(c.Add) != 5 {
+		t.Errorf("the retry carries %v; want all 5 adds, %s and %s hinted", c.Add, news, guess)
+	}
+	recs, err := r.hist.get([]string{guess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := recs[guess].Announced; !a.IsZero() {
+		t.Errorf("the retry announced the guess of %s at %v", guess, a)
+	}
+}
