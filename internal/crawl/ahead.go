@@ -111,7 +111,8 @@ func (a *ahead) set(on bool) (changed bool) {
 
 // links takes the links found on the page of from and returns those the
 // next pass must carry: all of them while off; while on, those new to the
-// graph and those that moved up (levels.go). Unless mode is noFetch, it
+// graph, those that moved up (levels.go), and the hints of the others (a
+// hub's news of a page the graph knows: a topic it bumped). Unless mode is noFetch, it
 // queues a job for each new link it fetches ahead, registered in epoch.
 func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int64, mode fetchMode) []list.Add {
 	if !a.on {
@@ -122,7 +123,12 @@ func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int6
 	for _, l := range adds {
 		isNew, level := a.graph.link(from.URL, from.Level, l.URL, l.Level, moved)
 		if !isNew {
-			continue // fetched ahead or claimed already; moved queued what moved up
+			// Fetched ahead or claimed already; moved queued what moved up.
+			// A hint is news all the same: the list marks the line's copy.
+			if !l.Hint.IsZero() {
+				out = append(out, list.Add{URL: l.URL, Level: level, Hint: l.Hint})
+			}
+			continue
 		}
 		l.Level = level
 		out = append(out, l)

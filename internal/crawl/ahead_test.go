@@ -858,3 +858,22 @@ func TestIdleWaitWhileOthersVisitFirst(t *testing.T) {
 		t.Errorf("until idle: idle wait %v, want the flush interval %v", got, r.e.cfg.Flush)
 	}
 }
+
+// While fetching ahead, a link to a page the link graph knows is carried
+// no more (the list has its line), but a hub's news of it is: a hub that
+// bumps a topic it listed before hints it, and the hint reaches the list.
+func TestAheadCarriesNewsOfKnownPages(t *testing.T) {
+	a := newAhead(10, 1<<20)
+	a.set(true)
+	hub := list.Entry{URL: "http://h/", Level: 0}
+	a.links(hub, []list.Add{{URL: "http://h/t", Level: 1}}, -1, 0, fetchNow)
+	at := time.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC)
+	out := a.links(hub, []list.Add{{URL: "http://h/t", Level: 1, Hint: at}, {URL: "http://h/u", Level: 1}}, -1, 0, fetchNow)
+	want := []list.Add{{URL: "http://h/t", Level: 1, Hint: at}, {URL: "http://h/u", Level: 1}}
+	if !slices.Equal(out, want) {
+		t.Errorf("carried %v, want %v", out, want)
+	}
+	if out := a.links(hub, []list.Add{{URL: "http://h/t", Level: 1}}, -1, 0, fetchNow); len(out) != 0 {
+		t.Errorf("a known link without news carried: %v", out)
+	}
+}
