@@ -229,7 +229,7 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 	}
 	fmt.Fprintf(w, "  current: %.0f%% of the mirror estimated current", 100*h.Current)
 	if h.Hinted > 0 {
-		fmt.Fprintf(w, " (%s copies announced changed)", account.Count(float64(h.Hinted)))
+		fmt.Fprintf(w, " (%s copies hinted changed)", account.Count(float64(h.Hinted)))
 	}
 	fmt.Fprintln(w)
 	printAges(w, h.Ages)

@@ -15,7 +15,8 @@
 // internal/change). The interval is read from the line: its due minus
 // its last modification (the model's next visit), within the shortest
 // profile window and the longest stale bound; the window when the line
-// has no model. A hinted line (a hub or a sitemap said the page changed)
+// has no model. A hinted line (a hub or a sitemap said the page changed,
+// or a hub's change made a listing below it a guess)
 // counts as not current, and so does a line with no copy.
 package account
 
@@ -170,7 +171,7 @@ type Lines struct {
 	// together: each line once per the shortest of their intervals.
 	Together float64 `json:"-"`
 	Copies   int     `json:"copies"`
-	Hinted   int     `json:"hinted"` // copies a hub or sitemap said changed since
+	Hinted   int     `json:"hinted"` // copies a hub or sitemap said (or a hub's change guessed) changed since
 	// Current is the share of the lines expected in the mirror (all but
 	// archived and disallowed ones) whose copy is estimated current.
 	Current float64    `json:"current_share"`

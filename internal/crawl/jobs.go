@@ -156,11 +156,11 @@ func (q *jobs) register(from list.Entry, adds []list.Add, maxLevel int, epoch in
 	}
 }
 
-// pendingAdds reports whether links wait for the next pass.
+// pendingAdds reports whether links or guesses wait for the next pass.
 func (q *jobs) pendingAdds() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.adds) > 0
+	return len(q.adds) > 0 || len(q.guesses) > 0
 }
 
 // received notes that the loop received the outcome of a job taken.

@@ -306,9 +306,9 @@ func (r *run) idleWait(c *list.Cycle) time.Duration {
 }
 
 // requeue puts a failed pass's inputs back for the next attempt: the
-// links announced already, and the hints that are no news (the guesses,
-// and the hints sent again) as guesses, so that a retry does not announce
-// them.
+// links announced already, and the rest (the guesses, the hints sent
+// again, and on a first pass the start URLs, which carry no hint) as
+// guesses, so that a retry does not announce them.
 func (r *run) requeue(c *list.Cycle) {
 	n := min(r.announced, len(c.Add))
 	r.jobs.putBack(c.Add[:n:n], c.Add[n:]) // [:n:n]: putBack appends to it

@@ -360,7 +360,8 @@ func jittered(url string, at time.Time, mean, floor time.Duration) time.Duration
 
 // A listing that a hub's change hinted is a guess, not news: the pass
 // carries its hint to the list, but the history records no announcement
-// of it, so status does not count it among the announced pages.
+// of it, so status does not count it among the announced pages. The
+// pass is run as the loop runs it (startPass).
 func TestGuessesAreNoAnnouncements(t *testing.T) {
 	r := testRun(t)
 	at := time.Now().Truncate(time.Second) // the pass's clock is the real one: news heard at once
@@ -369,7 +370,12 @@ func TestGuessesAreNoAnnouncements(t *testing.T) {
 		adds:    []list.Add{{URL: news, Level: 1, Hint: at}, {URL: guess, Level: 1}},
 		guesses: []list.Add{{URL: guess, Level: 1, Hint: at}}}
 	r.jobs.found(o, -1, 0)
-	c, _ := r.cycle()
+	r.startPass()
+	p := <-r.passDone
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	c := p.c
 	hinted := map[string]bool{}
 	for _, a := range c.Add {
 		if a.Hint.Equal(at) {
