@@ -38,6 +38,12 @@ Definitions (the report repeats them):
   announced pages are checked every second, so a time is at most 1 s late.
 - Requests, 304 answers, rate: from the site's request log over the run;
   "peak" is the busiest 10 s, divided by 10.
+- Where freshness is lost: over the samples after the first sweep, the
+  mean number per sample of stale copies (an older version) of each kind
+  of URL, told by its path on the test site: the start page (/), the
+  section and archive pages (/section/…, /archive/…), the articles
+  (/article/…), the images (/media/…), anything else; and of the live URLs
+  with no copy yet.
 - Gap between requests (render --gaps): the median and 90th percentile of
   the times between one request's arrival at the site and the next's;
   spiders that share a host's pace start a request at least the delay
@@ -301,6 +307,35 @@ def request_stats(lines, t0, t1):
             "gap_p90": statistics.quantiles(gaps, n=10)[-1] if len(gaps) > 1 else None}
 
 
+KINDS = ("start page", "section and archive pages", "articles", "images", "other")
+
+
+def kind(path):
+    """The kind of URL path is on the test site (KINDS)."""
+    if path == "/":
+        return "start page"
+    if path.startswith(("/section/", "/archive/")):
+        return "section and archive pages"
+    if path.startswith("/article/"):
+        return "articles"
+    if path.startswith("/media/"):
+        return "images"
+    return "other"
+
+
+def losses(samples):
+    """The mean number per sample of stale copies of each kind (KINDS)
+    and of live URLs with no copy ("no copy"); None without samples."""
+    if not samples:
+        return None
+    out = dict.fromkeys(KINDS + ("no copy",), 0.0)
+    for s in samples:
+        for p in s["stale"]:
+            out[kind(p)] += 1
+        out["no copy"] += s["live"] - s["current"] - len(s["stale"])
+    return {k: v / len(samples) for k, v in out.items()}
+
+
 def summarize(data, lines, tool, budget, window):
     samples = data["samples"]
     for c in data["changes"]:
@@ -313,6 +348,7 @@ def summarize(data, lines, tool, budget, window):
            "sweep": samples[i]["t"] if i is not None else None,
            "final": samples[-1]["current"] / samples[-1]["live"] if samples else None,
            "announced_caught": caught, "announced": counted,
+           "losses": losses(samples[i:]) if i is not None else None,
            "curve": [(s["t"], s["current"] / s["live"]) for s in samples if s["live"]]}
     row.update(request_stats(lines, data["start"], data["start"] + data["duration"]))
     return row
@@ -335,6 +371,8 @@ def median_row(rows):
     share = [r["announced_caught"] / r["announced"] for r in rows if r["announced"]]
     out["announced_share"] = statistics.median(share) if share else None
     out["announced"] = statistics.median([r["announced"] for r in rows])
+    ls = [r.get("losses") for r in rows]
+    out["losses"] = None if None in ls else {k: statistics.median(l[k] for l in ls) for k in ls[0]}
     return out
 
 
@@ -359,6 +397,14 @@ def render(rows, header=""):
                    f"| {fmt(r['sweep'], 'g', 'not reached')} | {fmt(r['final'], '.3f')} | {fmt(r['requests'], 'g')} "
                    f"| {fmt(r['not_modified'], 'g')} | {fmt(r['rate'], '.1f')} / {fmt(r['peak'], '.1f')} "
                    f"| {ann} | {r['runs']} |")
+    out += ["", "Where freshness is lost after the first sweep: stale copies per sample by kind, "
+            "and live URLs with no copy (each run's mean over its samples, medians over runs):", "",
+            "| budget | tool | " + " | ".join(KINDS) + " | no copy |",
+            "|---|---|" + "---|" * (len(KINDS) + 1)]
+    for r in med:
+        l = r["losses"]
+        cells = [fmt(None if l is None else l[k], ".2f") for k in KINDS + ("no copy",)]
+        out.append(f"| {r['budget']} | {r['tool']} | " + " | ".join(cells) + " |")
     out += ["", "Freshness over time (first run of each budget and tool):", ""]
     # Every 30 s, or every 60 s where a run is longer than 4 minutes.
     longest = max((t for k in order for t, _ in groups[k][0]["curve"]), default=0)

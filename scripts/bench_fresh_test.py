@@ -186,7 +186,8 @@ class Arithmetic(unittest.TestCase):
 class Summaries(unittest.TestCase):
     def data(self, mean):
         return {"start": 1000.0, "duration": 20, "interval": 5,
-                "samples": [{"t": t, "live": 10, "current": c, "have": 10, "have_initial": 10, "initial_live": 10}
+                "samples": [{"t": t, "live": 10, "current": c, "have": 10, "have_initial": 10, "initial_live": 10,
+                             "stale": []}
                             for t, c in [(0, 0), (5, 10 * mean), (10, 10 * mean), (15, 10 * mean), (20, 10 * mean)]],
                 "changes": [{"kind": "added", "time": 1001.0, "reached": 4.0, "gone": False}]}
 
@@ -205,10 +206,27 @@ class Summaries(unittest.TestCase):
         text = bf.render(rows, "# Header\n")
         self.assertTrue(text.startswith("# Header\n"))
         lines = [l for l in text.splitlines() if l.startswith("| 20 | spider")]
-        self.assertEqual(len(lines), 2)  # the medians' row, and the curve's row
+        self.assertEqual(len(lines), 3)  # the medians' row, the losses' and the curve's
         self.assertIn(f"| {0.7 * 0.8:.4f} |", lines[0])  # the median run's time average
         self.assertTrue(lines[0].endswith("| 3 |"))
         self.assertLess(text.index("| 20 | spider"), text.index("| none | spider"))
+
+    def test_losses(self):
+        # Two samples after the first sweep: stale copies by kind, and the
+        # live URLs neither current nor stale (no copy).
+        samples = [{"t": 0, "live": 10, "current": 5, "stale": ["/", "/section/a/", "/article/1-x", "/media/1.png"]},
+                   {"t": 5, "live": 10, "current": 7, "stale": ["/archive/?page=2", "/archive/", "/about"]}]
+        want = {"start page": 0.5, "section and archive pages": 1.5, "articles": 0.5, "images": 0.5,
+                "other": 0.5, "no copy": 0.5}
+        self.assertEqual(bf.losses(samples), want)
+        self.assertIsNone(bf.losses([]))
+        data = self.data(0.8)
+        data["samples"][2]["stale"] = ["/article/1-x", "/article/2-y"]
+        r = bf.summarize(data, [], "spider", "20", 15)
+        self.assertEqual(r["losses"]["articles"], 2 / 5)  # from the first sweep (0 s) on
+        rows = [r, bf.summarize(self.data(0.8), [], "spider", "20", 15), bf.summarize(data, [], "spider", "20", 15)]
+        text = bf.render(rows)
+        self.assertIn("| 20 | spider | 0.00 | 0.00 | 0.40 | 0.00 | 0.00 | 3.20 |", text)  # medians over runs
 
     def test_render_long_runs(self):
         # A run of 20 s gives a sample every 5 s; one of 300 s puts the
@@ -221,7 +239,7 @@ class Summaries(unittest.TestCase):
         text = bf.render([short, long])
         self.assertIn("| 10 | spider | 300 |", text)
         self.assertIn("| 20 | spider | 20 |", text)
-        head = [l for l in text.splitlines() if l.startswith("| budget | tool |")][0]
+        head = [l for l in text.splitlines() if l.startswith("| budget | tool | 0 s")][0]
         self.assertEqual(head, "| budget | tool | " + " | ".join(f"{t} s" for t in range(0, 301, 60)) + " |")
 
     def test_sample_end_to_end(self):
