@@ -112,8 +112,9 @@ func (a *ahead) set(on bool) (changed bool) {
 // links takes the links found on the page of from and returns those the
 // next pass must carry: all of them while off; while on, those new to the
 // graph, those that moved up (levels.go), and the hints of the others (a
-// hub's news of a page the graph knows: a topic it bumped). Unless mode is noFetch, it
-// queues a job for each new link it fetches ahead, registered in epoch.
+// hub's news of a page the graph knows: a topic it bumped). Unless mode
+// is noFetch, it queues a job for each new link it fetches ahead,
+// registered in epoch.
 func (a *ahead) links(from list.Entry, adds []list.Add, maxLevel int, epoch int64, mode fetchMode) []list.Add {
 	if !a.on {
 		return adds

@@ -100,11 +100,11 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // where the site's changes land, and the deeper listings it links may
 // have changed with it (listings): they are hinted too, as guesses
 // (outcome.guesses), which the history does not take for announcements
-// of a change. A page does not
-// hint itself: its visit is its news. The hint is the visit's time in the
-// list's whole seconds, so it marks only copies taken in an earlier
-// second: a copy taken in the same second may as well be newer than the
-// change. A start page's links are its site's navigation (navigation).
+// of a change. A page does not hint itself: its visit is its news. The
+// hint is the visit's time in the list's whole seconds, so it marks only
+// copies taken in an earlier second: a copy taken in the same second may
+// as well be newer than the change. A start page's links are its site's
+// navigation (navigation).
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
 	news := change.Announced(prev, pages)
@@ -129,7 +129,7 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	at := now.Truncate(time.Second)
 	for i, a := range o.adds {
 		switch {
-		case a.URL == en.URL:
+		case a.URL == en.URL: // its visit is its news
 		case hinted[a.URL]:
 			o.adds[i].Hint = at
 		case moved && e.lists.below(a.URL, en.Level):
