@@ -376,12 +376,7 @@ func TestGuessesAreNoAnnouncements(t *testing.T) {
 		t.Fatal(p.err)
 	}
 	c := p.c
-	hinted := map[string]bool{}
-	for _, a := range c.Add {
-		if a.Hint.Equal(at) {
-			hinted[a.URL] = true
-		}
-	}
+	hinted := hintedAt(c.Add, at)
 	if !hinted[news] || !hinted[guess] {
 		t.Errorf("the pass hints %v; want both %s and %s", hinted, news, guess)
 	}
@@ -412,12 +407,7 @@ func TestRequeueKeepsGuesses(t *testing.T) {
 		adds: []list.Add{{URL: later, Level: 2}, {URL: later + "2", Level: 2}}}, -1, 0)
 	r.requeue(c) // the pass failed
 	c, _ = r.cycle()
-	hinted := map[string]bool{}
-	for _, a := range c.Add {
-		if a.Hint.Equal(at) {
-			hinted[a.URL] = true
-		}
-	}
+	hinted := hintedAt(c.Add, at)
 	if !hinted[news] || !hinted[guess] || len(c.Add) != 5 {
 		t.Errorf("the retry carries %v; want all 5 adds, %s and %s hinted", c.Add, news, guess)
 	}
@@ -428,4 +418,15 @@ func TestRequeueKeepsGuesses(t *testing.T) {
 	if a := recs[guess].Announced; !a.IsZero() {
 		t.Errorf("the retry announced the guess of %s at %v", guess, a)
 	}
+}
+
+// hintedAt returns the URLs of adds whose hint is at.
+func hintedAt(adds []list.Add, at time.Time) map[string]bool {
+	hinted := map[string]bool{}
+	for _, a := range adds {
+		if a.Hint.Equal(at) {
+			hinted[a.URL] = true
+		}
+	}
+	return hinted
 }
