@@ -36,6 +36,12 @@ type Result struct {
 	// Due is when the line is next worth a visit (Entry.Due); recorded
 	// with a new Modified, zero when unknown.
 	Due time.Time
+	// ForHint says the line was hinted when claimed: the visit answers
+	// the hint. A line hinted while its claim was out (a hub announced a
+	// change the visit may have missed, as it began before the hub's)
+	// stays hinted after a result without ForHint, and is visited again:
+	// an announcement costs at most one visit more, and is never lost.
+	ForHint bool
 }
 
 // Cycle is one locked pass: append new links, record results, take back

@@ -29,7 +29,8 @@
 //	            a copy, when the page is expected to have changed (the
 //	            change model, internal/change); equal to
 //	            last_modification when a hub or a sitemap said the page
-//	            changed after the copy was taken (Entry.Hinted). The
+//	            changed after the copy was taken (Entry.Hinted), or
+//	            while a visit was out (Result.ForHint). The
 //	            claim policy (internal/claim) reads it; it is advice,
 //	            never a promise: the profiles' windows bound it.
 //	url         the canonical URL (internal/urlkey): no spaces, one line

@@ -191,9 +191,13 @@ func record(e *Entry, r *Result) {
 		e.File = r.File
 	}
 	if !r.Modified.IsZero() {
+		hintedMeanwhile := e.Hinted() && !r.ForHint
 		e.Modified = r.Modified.UTC().Truncate(time.Second)
 		e.Due = time.Time{}
-		if !r.Due.IsZero() {
+		switch {
+		case hintedMeanwhile:
+			e.Due = e.Modified // still hinted (Result.ForHint)
+		case !r.Due.IsZero():
 			e.Due = r.Due.UTC().Truncate(time.Second)
 		}
 	}

@@ -14,8 +14,9 @@
 //   - it is hinted: a hub or a sitemap said the page changed after its
 //     copy was taken (list.Entry.Hinted). A hint is evidence, not a
 //     guess, so the line is due at once, whatever its copy's age; the
-//     list marks a copy only if it is older than the hint, so a page
-//     costs at most a visit per hint, and a hub, revisited at most every
+//     list marks a copy only if it is older than the hint (or the hint
+//     came while a visit was out: list.Result.ForHint), so a page costs
+//     at most two visits per hint, and a hub, revisited at most every
 //     Shortest (every half of it when refreshing early), hints a page at
 //     most once a visit. With Shortest half the fast window (the
 //     spiders' default) an announced page reaches the mirror within a

@@ -245,7 +245,9 @@ func (r *run) committed(c committed) {
 		r.err, r.stopping, r.over = err, true, true // gave up: the mirror cannot be written
 	}
 	for _, o := range c.outs {
-		r.results = append(r.results, o.res)
+		res := o.res
+		res.ForHint = o.job.en.Hinted() // a hint that came while it was out stays
+		r.results = append(r.results, res)
 		if o.job.en.Modified.IsZero() && (o.linked || o.res.File != "") {
 			r.firstNews = true // see passDue
 		}

@@ -430,3 +430,25 @@ func hintedAt(adds []list.Add, at time.Time) map[string]bool {
 	}
 	return hinted
 }
+
+// A visit's result says whether its line was hinted when claimed (the
+// visit answers the hint), so that the list keeps a hint that came while
+// the visit was out (list.Result.ForHint).
+func TestResultsSayWhetherForHint(t *testing.T) {
+	r := testRun(t)
+	copied := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	hinted := list.Entry{URL: "http://h/hinted", Level: 1, State: list.Downloaded, Modified: copied, Due: copied}
+	due := list.Entry{URL: "http://h/due", Level: 1, State: list.Downloaded, Modified: copied, Due: copied.Add(time.Hour)}
+	var outs []*outcome
+	for _, en := range []list.Entry{hinted, due} {
+		outs = append(outs, &outcome{job: job{en: en}, res: list.Result{URL: en.URL, State: list.Downloaded, Modified: copied.Add(2 * time.Hour)}})
+	}
+	r.committed(committed{outs: outs})
+	got := map[string]bool{}
+	for _, res := range r.results {
+		got[res.URL] = res.ForHint
+	}
+	if !got[hinted.URL] || got[due.URL] || len(got) != 2 {
+		t.Errorf("results for a hint: %v; want %s alone", got, hinted.URL)
+	}
+}

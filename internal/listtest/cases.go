@@ -76,50 +76,6 @@ func testLevelLowering(t *testing.T, b Backend) {
 	}
 }
 
-// A hint newer than a line's copy marks the line hinted (its due becomes
-// the copy's time), once; an older hint, or one for a line with no copy,
-// changes nothing.
-func testHints(t *testing.T, b Backend) {
-	open := b.New(t)
-	sp := join(t, b, open, "a")
-	mod := at(-48 * time.Hour)
-	seed(sp, []line{
-		{url: u("copy"), level: 1, found: at(-72 * time.Hour), res: list.Result{State: list.Downloaded, File: "copy.html", Modified: mod, Due: at(24 * time.Hour)}},
-		{url: u("old"), level: 1, found: at(-72 * time.Hour), res: list.Result{State: list.Downloaded, File: "old.html", Modified: mod, Due: at(24 * time.Hour)}},
-		{url: u("none"), level: 1, found: at(-72 * time.Hour)},
-		{url: u("just"), level: 1, found: at(-72 * time.Hour), res: list.Result{State: list.Downloaded, File: "just.html", Modified: mod, Due: at(24 * time.Hour)}},
-	})
-	hint := func(url string, h time.Time) list.CycleStats {
-		return sp.run(&list.Cycle{Now: at(0), Add: []list.Add{{URL: url, Level: 1, Hint: h}}}).Stats
-	}
-	if st := hint(u("copy"), at(-time.Hour)); st.Hinted != 1 {
-		t.Errorf("hinted %d, want 1", st.Hinted)
-	}
-	if st := hint(u("copy"), at(-time.Minute)); st.Hinted != 0 {
-		t.Errorf("a hinted line was hinted again (%d)", st.Hinted)
-	}
-	if st := hint(u("old"), mod.Add(-time.Hour)); st.Hinted != 0 {
-		t.Errorf("a hint older than the copy counted (%d)", st.Hinted)
-	}
-	// Newer by less than the times the stores keep: newer still.
-	if st := hint(u("just"), mod.Add(time.Nanosecond)); st.Hinted != 1 {
-		t.Errorf("a hint a nanosecond after the copy counted %d, want 1", st.Hinted)
-	}
-	if st := hint(u("none"), at(-time.Hour)); st.Hinted != 0 {
-		t.Errorf("a hint on a line with no copy counted (%d)", st.Hinted)
-	}
-	m := byURL(t, sp.s)
-	if e := m[u("copy")]; !e.Hinted() || !e.Due.Equal(mod) {
-		t.Errorf("hinted line %+v: want due = modified = %v", e, mod)
-	}
-	if e := m[u("old")]; e.Hinted() || !e.Due.Equal(at(24*time.Hour)) {
-		t.Errorf("line hinted before its copy changed: %+v", e)
-	}
-	if e := m[u("none")]; e.Hinted() || !e.Due.Equal(at(-72*time.Hour)) {
-		t.Errorf("line with no copy changed by a hint: %+v", e)
-	}
-}
-
 // orderLines are lines of every class claim knows, at t0, under
 // slowProfile: a first visit that waited past the stale bound, two stale
 // copies, four first visits or hinted, three refreshes, two not due.

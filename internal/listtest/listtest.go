@@ -46,6 +46,7 @@ func Run(t *testing.T, b Backend) {
 		{"AppendDedupe", testAppendDedupe},
 		{"LevelLowering", testLevelLowering},
 		{"Hints", testHints},
+		{"HintWhileOut", testHintWhileOut},
 		{"ClaimOrder", testClaimOrder},
 		{"ClaimLimits", testClaimLimits},
 		{"IdleNext", testIdleNext},

@@ -180,11 +180,13 @@ func (p *pass) record(ctx context.Context) error {
 	var urls, files []string
 	var states []int16
 	var mods, dues []*time.Time
+	var forHint []bool
 	for i, r := range p.c.Results {
 		if last[r.URL] != i {
 			continue
 		}
 		urls, states, files = append(urls, r.URL), append(states, int16(r.State)), append(files, r.File)
+		forHint = append(forHint, r.ForHint)
 		mods, dues = append(mods, nullTime(r.Modified)), append(dues, nullTime(r.Due))
 	}
 	// Planned for the values of each of its first executions, as
@@ -194,18 +196,20 @@ func (p *pass) record(ctx context.Context) error {
 	if _, err := p.tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
 		return err
 	}
-	rows, err := p.tx.Query(ctx, `WITH r AS (SELECT * FROM unnest($1::text[], $2::smallint[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-			AS r(url, state, file, modified, due)),
+	rows, err := p.tx.Query(ctx, `WITH r AS (SELECT * FROM unnest($1::text[], $2::smallint[], $3::text[], $4::timestamptz[], $5::timestamptz[], $8::boolean[])
+			AS r(url, state, file, modified, due, for_hint)),
 		held AS (SELECT l.id FROM lines l JOIN r ON l.url = r.url WHERE l.spider = $6 AND l.epoch = $7
 			ORDER BY l.id FOR UPDATE OF l),
 		upd AS (UPDATE lines l SET spider = '', epoch = 0,
 				state = CASE WHEN r.state <> 0 THEN r.state WHEN l.state = 2 THEN 1 ELSE l.state END,
 				file = CASE WHEN r.state <> 0 AND r.file <> '' THEN r.file ELSE l.file END,
 				modified = CASE WHEN r.state <> 0 AND r.modified IS NOT NULL THEN r.modified ELSE l.modified END,
-				due = CASE WHEN r.state <> 0 AND r.modified IS NOT NULL THEN r.due ELSE l.due END
+				due = CASE WHEN r.state = 0 OR r.modified IS NULL THEN l.due
+					WHEN l.due <= l.modified AND NOT r.for_hint THEN r.modified -- hinted meanwhile: list.Result.ForHint
+					ELSE r.due END
 			FROM r, held WHERE l.id = held.id AND l.url = r.url AND l.spider = $6 AND l.epoch = $7 RETURNING l.url)
 		SELECT l.url, EXISTS (SELECT 1 FROM upd WHERE upd.url = l.url) FROM lines l WHERE l.url = ANY($1)`,
-		urls, states, files, mods, dues, p.c.Spider, p.epoch)
+		urls, states, files, mods, dues, p.c.Spider, p.epoch, forHint)
 	if err != nil {
 		return err
 	}
