@@ -49,6 +49,22 @@ func Observe(rec meta.Record, after time.Duration, changed bool) meta.Record {
 	return rec
 }
 
+// Heard counts in rec a visit that found the change a hub or a sitemap
+// announced (meta.Record.Announced) as a change caught (Checks, Changes),
+// but leaves it out of the model: an announced change reaches the mirror
+// through its announcement, and revisits are for the changes no page
+// announces. A forum topic that every reply bumps to the top of its
+// forum's index is then not also polled as if it changed every hour: the
+// visits its announcements bring do not count, the revisits that find it
+// unchanged do. The visit after it is observed from it (Observe's after),
+// so the time before it, which held the announced change, is not taken
+// as time watched without a change either.
+func Heard(rec meta.Record) meta.Record {
+	rec.Checks++
+	rec.Changes++
+	return rec
+}
+
 // Rate returns the estimated rate of change, in changes per second; 0
 // without visits.
 func Rate(visits []meta.Visit) float64 {

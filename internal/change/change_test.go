@@ -184,3 +184,16 @@ func fields(s string) []string {
 	}
 	return out
 }
+
+// A visit that found an announced change counts as caught, but teaches
+// the model nothing: its visits and so its rate are as before.
+func TestHeardCountsWithoutTeaching(t *testing.T) {
+	rec := Observe(meta.Record{}, time.Hour, false)
+	got := Heard(rec)
+	if got.Checks != rec.Checks+1 || got.Changes != rec.Changes+1 {
+		t.Errorf("heard: checks %d changes %d, want %d and %d", got.Checks, got.Changes, rec.Checks+1, rec.Changes+1)
+	}
+	if !slices.Equal(got.Visits, rec.Visits) || Rate(got.Visits) != Rate(rec.Visits) {
+		t.Errorf("heard changed the model: visits %v, want %v", got.Visits, rec.Visits)
+	}
+}

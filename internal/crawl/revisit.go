@@ -24,7 +24,9 @@ import (
 // navigation (a listing: change.Nav.Prior), is due sooner than the window
 // in proportion, so that after a first mirror the listings, which change
 // whenever a page they list comes or goes, are looked at again before the
-// articles. A requisite (an image, a style sheet, a script, a font) is
+// articles. A change a hub or a sitemap announced is counted as caught but
+// not taught to the model (change.Heard): the model times the revisits
+// that look for the changes nobody announces. A requisite (an image, a style sheet, a script, a font) is
 // presumed to change once per Config.RequisiteEvery: requisites are
 // fetched when new and refreshed by the slow spider, not at every fast
 // window, and after the pages when the budget cannot cover both.
@@ -35,7 +37,11 @@ import (
 // else nil.
 func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []string, now time.Time) {
 	before := o.job.rec
-	if !before.LastOK.IsZero() && before.LastOK.Before(now) {
+	switch {
+	case before.LastOK.IsZero() || !before.LastOK.Before(now):
+	case changed && !before.Announced.IsZero():
+		*rec = change.Heard(*rec) // its announcement brought it: no evidence of how often it changes unannounced
+	default:
 		*rec = change.Observe(*rec, now.Sub(before.LastOK), changed)
 	}
 	if !before.Announced.IsZero() {

@@ -215,6 +215,38 @@ func TestHubAnnouncementMeasuresLag(t *testing.T) {
 	}
 }
 
+// A visit that an announcement brought and that found the change counts
+// as a change caught, but the change model does not learn from it: its
+// visits are as before, so its revisits are not hurried (change.Heard).
+func TestAnnouncedChangeTeachesNothing(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a><a href="/b">b</a>`)
+	v.site.set("/a", 200, "a")
+	v.site.set("/b", 200, "b")
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour) // a visit that finds /b unchanged: the model's first
+	before := v.history(t, "/b")
+	if len(before.Visits) != 1 || before.Changes != 0 {
+		t.Fatalf("after an unchanged revisit: visits %v, changes %d", before.Visits, before.Changes)
+	}
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.site.set("/", 200, `<a href="/b">b, edited</a><a href="/a">a</a>`)
+	v.site.set("/b", 200, "b, edited")
+	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // only the hub is visited
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(10 * time.Minute)
+	v.cfg = func(c *Config) { c.Profile.MaxLevel = 1 }
+	v.crawl(t, time.Hour)
+	rec := v.history(t, "/b")
+	if rec.Checks != before.Checks+1 || rec.Changes != 1 || !rec.Announced.IsZero() {
+		t.Fatalf("announced change not counted as caught: checks %d changes %d announced %v", rec.Checks, rec.Changes, rec.Announced)
+	}
+	if !slices.Equal(rec.Visits, before.Visits) {
+		t.Errorf("the model learnt from an announced change: visits %v, want %v", rec.Visits, before.Visits)
+	}
+}
+
 // A spider with a polite delay that is not told to stop when idle spends
 // its spare budget on copies past half their interval; one without a
 // delay also takes every page its profile's shortest interval old (as
