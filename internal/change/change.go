@@ -22,6 +22,7 @@ package change
 import (
 	"hash/fnv"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/meta"
@@ -123,8 +124,12 @@ func minOf(ts []float64) float64 {
 }
 
 // Interval returns the estimated mean time between changes, or prior for
-// a page with no visits yet. It is at least a second and at most ten
-// years.
+// a page with no visits yet. A page never seen to change is given at least
+// prior: visits a few seconds apart (a new page that several hubs announce
+// one after the other) are no evidence that it changes every few seconds,
+// and the "half as often as once in the time watched" of a few seconds
+// would have it polled again and again while that time doubles. It is at
+// least a second and at most ten years.
 func Interval(visits []meta.Visit, prior time.Duration) time.Duration {
 	r := Rate(visits)
 	if r <= 0 {
@@ -135,7 +140,11 @@ func Interval(visits []meta.Visit, prior time.Duration) time.Duration {
 	if s >= most.Seconds() {
 		return most
 	}
-	return max(time.Duration(s*float64(time.Second)), time.Second)
+	d := max(time.Duration(s*float64(time.Second)), time.Second)
+	if !slices.ContainsFunc(visits, func(v meta.Visit) bool { return v.Changed }) {
+		d = max(d, prior)
+	}
+	return d
 }
 
 // Next returns when the page at url, visited at at, is next worth a visit:

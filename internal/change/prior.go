@@ -52,6 +52,25 @@ func (n Nav) Prior(window time.Duration, urls []string) time.Duration {
 		return window
 	}
 	_, hs := firsts(urls)
+	return n.prior(window, hs)
+}
+
+// PriorOf is Prior for the links a page had at a visit, as Links encoded
+// them: the window if links is empty or unreadable.
+func (n Nav) PriorOf(window time.Duration, links string) time.Duration {
+	raw, err := base64.RawStdEncoding.DecodeString(links)
+	if !n.Known() || err != nil || len(raw) == 0 || len(raw)%8 != 0 {
+		return window
+	}
+	hs := make([]uint64, 0, len(raw)/8)
+	for i := 0; i+8 <= len(raw); i += 8 {
+		hs = append(hs, binary.LittleEndian.Uint64(raw[i:]))
+	}
+	return n.prior(window, hs)
+}
+
+// prior is Prior for the hashes of a page's distinct links.
+func (n Nav) prior(window time.Duration, hs []uint64) time.Duration {
 	nav := 0
 	for _, h := range hs {
 		if n.links[h] {

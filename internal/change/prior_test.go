@@ -31,6 +31,14 @@ func TestNavPrior(t *testing.T) {
 		if got, want := tt.nav.Prior(time.Hour, tt.links), tt.want; got < want-time.Second || got > want+time.Second {
 			t.Errorf("%s: prior %v, want %v", tt.name, got, want)
 		}
+		if got, want := tt.nav.PriorOf(time.Hour, Links(tt.links)), tt.nav.Prior(time.Hour, tt.links); got != want {
+			t.Errorf("%s: prior of the encoded links %v, want %v as of the links", tt.name, got, want)
+		}
+	}
+	for _, links := range []string{"", "not base64!", "AAAA"} {
+		if got := nav.PriorOf(time.Hour, links); got != time.Hour {
+			t.Errorf("prior of links %q: %v, want the window", links, got)
+		}
 	}
 	if (Nav{}).Known() || !nav.Known() {
 		t.Error("Known: want false for the zero Nav, true for a start page's links")

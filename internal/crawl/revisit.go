@@ -24,11 +24,14 @@ import (
 // navigation (a listing: change.Nav.Prior), is due sooner than the window
 // in proportion, so that after a first mirror the listings, which change
 // whenever a page they list comes or goes, are looked at again before the
-// articles. A change a hub or a sitemap announced is counted as caught but
-// not taught to the model (change.Heard): the model times the revisits
-// that look for the changes nobody announces. A requisite (an image, a style sheet, a script, a font) is
-// presumed to change once per Config.RequisiteEvery: requisites are
-// fetched when new and refreshed by the slow spider, not at every fast
+// articles. The same prior is the least a page never seen to change is
+// given (change.Interval), from its links at the visit or, for a hub
+// answering 304, at the visit before. A change a hub or a sitemap
+// announced is counted as caught but not taught to the model
+// (change.Heard): the model times the revisits that look for the changes
+// nobody announces. A requisite (an image, a style sheet, a script, a
+// font) is presumed to change once per Config.RequisiteEvery: requisites
+// are fetched when new and refreshed by the slow spider, not at every fast
 // window, and after the pages when the budget cannot cover both.
 
 // revisit updates the model in rec for a visit at now that found the page
@@ -52,19 +55,27 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 	shortest, _, _ := e.cfg.Profile.Intervals()
 	switch {
 	case requisiteType(rec.MediaType):
-		prior = max(e.cfg.RequisiteEvery, prior)
+		o.res.Due = change.Next(en.URL, now, rec.Visits, max(e.cfg.RequisiteEvery, prior), shortest)
+		return
 	case len(rec.Visits) == 0 && en.Level == 0:
 		o.res.Due = now.Add(shortest)
 		return
-	case len(rec.Visits) == 0 && pages != nil:
-		if p := e.navs.of(hostOf(en.URL)).Prior(prior, pages); p < prior {
-			o.res.Due = change.Next(en.URL, now, nil, p, shortest)
-		}
-		return
-	case len(rec.Visits) == 0:
-		return // no evidence yet: each profile's window decides
 	}
-	o.res.Due = change.Next(en.URL, now, rec.Visits, prior, shortest)
+	// The page's prior, from its links at this visit or else at the
+	// visit before (a hub's, kept for its announcements): the mean for a
+	// page with no history, and the least for one never seen to change.
+	nav := e.navs.of(hostOf(en.URL))
+	if pages != nil {
+		prior = nav.Prior(prior, pages)
+	} else {
+		prior = nav.PriorOf(prior, rec.Links)
+	}
+	switch {
+	case len(rec.Visits) > 0:
+		o.res.Due = change.Next(en.URL, now, rec.Visits, prior, shortest)
+	case prior < e.cfg.Profile.Window:
+		o.res.Due = change.Next(en.URL, now, nil, prior, shortest)
+	} // else no evidence yet: each profile's window decides
 }
 
 // requisiteType reports whether a body of media type mt is something pages

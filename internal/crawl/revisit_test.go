@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
+	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
@@ -244,6 +245,46 @@ func TestAnnouncedChangeTeachesNothing(t *testing.T) {
 	}
 	if !slices.Equal(rec.Visits, before.Visits) {
 		t.Errorf("the model learnt from an announced change: visits %v, want %v", rec.Visits, before.Visits)
+	}
+}
+
+// A page seen twice a few seconds apart without a change (announced by
+// one hub after another) keeps its prior as the least time between
+// changes: it is not polled again and again while the time watched
+// doubles. The prior is the window, or a listing's share of it from its
+// links at this visit or, when the visit parsed none (a 304), at the
+// visit before.
+func TestQuickRevisitsKeepThePrior(t *testing.T) {
+	const start, window, shortest = "http://s/", time.Hour, 10 * time.Minute
+	e := &Engine{navs: &navigation{}, lists: &listings{}}
+	e.cfg.Profile = claim.Profile{Window: window, Shortest: shortest}
+	e.navs.set(start, change.Links([]string{"http://s/about", "http://s/news/"}))
+	listing := []string{start, "http://s/about", "http://s/news/", "http://s/a/1", "http://s/a/2", "http://s/a/3"}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		links string   // kept at the visit before
+		pages []string // parsed at this visit
+		prior time.Duration
+	}{
+		{"an article, its links unknown", "", nil, window},
+		{"a listing, parsed now", "", listing, window * 4 / 7},
+		{"a listing answering 304", change.Links(listing), nil, window * 4 / 7},
+	}
+	for _, tt := range tests {
+		url := "http://s/" + strconv.Itoa(len(tt.name))
+		o := &outcome{job: job{en: list.Entry{URL: url, Level: 1}, rec: meta.Record{LastOK: now.Add(-5 * time.Second), Links: tt.links}}}
+		rec := o.job.rec
+		e.revisit(o, &rec, false, tt.pages, now)
+		if len(rec.Visits) != 1 {
+			t.Fatalf("%s: visits %v, want the one observed", tt.name, rec.Visits)
+		}
+		if want := change.Next(url, now, rec.Visits, tt.prior, shortest); !o.res.Due.Equal(want) {
+			t.Errorf("%s: due %v after the visit, want %v (the prior %v jittered)", tt.name, o.res.Due.Sub(now), want.Sub(now), tt.prior)
+		}
+		if o.res.Due.Sub(now) < shortest+(tt.prior-shortest)/2 {
+			t.Errorf("%s: due %v after the visit: polled as if it changed every few seconds", tt.name, o.res.Due.Sub(now))
+		}
 	}
 }
 
