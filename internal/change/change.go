@@ -22,7 +22,6 @@ package change
 import (
 	"hash/fnv"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/meta"
@@ -124,12 +123,8 @@ func minOf(ts []float64) float64 {
 }
 
 // Interval returns the estimated mean time between changes, or prior for
-// a page with no visits yet. A page never seen to change is given at least
-// prior: visits a few seconds apart (a new page that several hubs announce
-// one after the other) are no evidence that it changes every few seconds,
-// and the "half as often as once in the time watched" of a few seconds
-// would have it polled again and again while that time doubles. It is at
-// least a second and at most ten years.
+// a page with no visits yet. It is at least a second and at most ten
+// years.
 func Interval(visits []meta.Visit, prior time.Duration) time.Duration {
 	r := Rate(visits)
 	if r <= 0 {
@@ -140,11 +135,26 @@ func Interval(visits []meta.Visit, prior time.Duration) time.Duration {
 	if s >= most.Seconds() {
 		return most
 	}
-	d := max(time.Duration(s*float64(time.Second)), time.Second)
-	if !slices.ContainsFunc(visits, func(v meta.Visit) bool { return v.Changed }) {
-		d = max(d, prior)
+	return max(time.Duration(s*float64(time.Second)), time.Second)
+}
+
+// Known reports whether visits tell more of how often a page changes than
+// prior, the mean presumed with no visits, does: one of them saw a change,
+// or they watched the page unchanged long enough that "half as often as
+// once in the time watched" is prior or longer. Visits a few seconds apart
+// that saw no change (a new page announced by one hub after another) are
+// no evidence that it changes every few seconds; a page they do not tell
+// of is best scheduled as one never revisited, else it is polled again and
+// again while the time watched doubles.
+func Known(visits []meta.Visit, prior time.Duration) bool {
+	var watched time.Duration
+	for _, v := range visits {
+		if v.Changed {
+			return true
+		}
+		watched += time.Duration(v.After) * time.Second
 	}
-	return d
+	return len(visits) > 0 && 2*watched >= prior
 }
 
 // Next returns when the page at url, visited at at, is next worth a visit:

@@ -71,14 +71,17 @@ func TestIntervalAndNext(t *testing.T) {
 	if got := Interval(never, time.Hour); got != 4*24*time.Hour {
 		t.Errorf("unchanged over two days: %v, want four days", got)
 	}
-	// Visits seconds apart that saw no change are no evidence of a page
-	// changing every few seconds: the prior stands. One change seen is.
-	quick := []meta.Visit{{After: 3}, {After: 2}}
-	if got := Interval(quick, time.Hour); got != time.Hour {
-		t.Errorf("unchanged over 5s: %v, want the prior", got)
+	if !Known(never, time.Hour) || Known(nil, time.Hour) {
+		t.Error("Known: want true after two days unchanged, false with no visits")
 	}
-	if got := Interval(append(quick, meta.Visit{After: 5, Changed: true}), time.Hour); got >= time.Minute {
-		t.Errorf("changed within 10s: %v, want under a minute", got)
+	// Visits seconds apart that saw no change are no evidence of a page
+	// changing every few seconds; one change seen is.
+	quick := []meta.Visit{{After: 3}, {After: 2}}
+	if Known(quick, time.Hour) || !Known(quick, 10*time.Second) {
+		t.Error("Known: unchanged over 5s, want false for a prior of an hour, true for one of 10s")
+	}
+	if !Known(append(quick, meta.Visit{After: 5, Changed: true}), time.Hour) {
+		t.Error("Known: a change seen, want true")
 	}
 	at := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	var sum float64

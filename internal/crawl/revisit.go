@@ -24,10 +24,12 @@ import (
 // navigation (a listing: change.Nav.Prior), is due sooner than the window
 // in proportion, so that after a first mirror the listings, which change
 // whenever a page they list comes or goes, are looked at again before the
-// articles. The same prior is the least a page never seen to change is
-// given (change.Interval), from its links at the visit or, for a hub
-// answering 304, at the visit before. A change a hub or a sitemap
-// announced is counted as caught but not taught to the model
+// articles. Revisits that never saw a change, too close together to say
+// more than that prior (change.Known), count as no history: a new page
+// that one hub after another announced is not polled again and again while
+// the time watched doubles; the prior comes from the page's links at the
+// visit or, for a hub answering 304, at the visit before. A change a hub
+// or a sitemap announced is counted as caught but not taught to the model
 // (change.Heard): the model times the revisits that look for the changes
 // nobody announces. A requisite (an image, a style sheet, a script, a
 // font) is presumed to change once per Config.RequisiteEvery: requisites
@@ -53,17 +55,12 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 	en := o.job.en
 	prior := e.cfg.Profile.Window
 	shortest, _, _ := e.cfg.Profile.Intervals()
-	switch {
-	case requisiteType(rec.MediaType):
+	if requisiteType(rec.MediaType) {
 		o.res.Due = change.Next(en.URL, now, rec.Visits, max(e.cfg.RequisiteEvery, prior), shortest)
-		return
-	case len(rec.Visits) == 0 && en.Level == 0:
-		o.res.Due = now.Add(shortest)
 		return
 	}
 	// The page's prior, from its links at this visit or else at the
-	// visit before (a hub's, kept for its announcements): the mean for a
-	// page with no history, and the least for one never seen to change.
+	// visit before (a hub's, kept for its announcements).
 	nav := e.navs.of(hostOf(en.URL))
 	if pages != nil {
 		prior = nav.Prior(prior, pages)
@@ -71,8 +68,10 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 		prior = nav.PriorOf(prior, rec.Links)
 	}
 	switch {
-	case len(rec.Visits) > 0:
+	case change.Known(rec.Visits, prior):
 		o.res.Due = change.Next(en.URL, now, rec.Visits, prior, shortest)
+	case en.Level == 0:
+		o.res.Due = now.Add(shortest)
 	case prior < e.cfg.Profile.Window:
 		o.res.Due = change.Next(en.URL, now, nil, prior, shortest)
 	} // else no evidence yet: each profile's window decides

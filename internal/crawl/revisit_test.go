@@ -186,21 +186,30 @@ func TestCurrentCopyEndsListing(t *testing.T) {
 	}
 }
 
-// The pages a hub announces get the announcement in their history, and
-// the visit that follows measures how long they took to reach the mirror
-// (meta.Record.Lag, which spider status reports).
-func TestHubAnnouncementMeasuresLag(t *testing.T) {
+// announceB crawls a site whose hub links /a and /b, revisits both
+// unchanged 2h later, and 2h after that has the hub (alone visited) bump
+// /b, edited: /b is announced at the returned time.
+func announceB(t *testing.T) (*env, time.Time) {
 	v := newEnv(t)
 	v.site.set("/", 200, `<a href="/a">a</a><a href="/b">b</a>`)
 	v.site.set("/a", 200, "a")
 	v.site.set("/b", 200, "b")
 	v.crawl(t, time.Hour)
 	v.clock = v.clock.Add(2 * time.Hour)
-	announced := v.clock
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(2 * time.Hour)
 	v.site.set("/", 200, `<a href="/b">b, edited</a><a href="/a">a</a>`)
 	v.site.set("/b", 200, "b, edited")
 	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // only the hub is visited
 	v.crawl(t, time.Hour)
+	return v, v.clock
+}
+
+// The pages a hub announces get the announcement in their history, and
+// the visit that follows measures how long they took to reach the mirror
+// (meta.Record.Lag, which spider status reports).
+func TestHubAnnouncementMeasuresLag(t *testing.T) {
+	v, announced := announceB(t)
 	if rec := v.history(t, "/b"); !rec.Announced.Equal(announced) {
 		t.Fatalf("announced page's record: announced %v, want %v", rec.Announced, announced)
 	}
@@ -220,22 +229,11 @@ func TestHubAnnouncementMeasuresLag(t *testing.T) {
 // as a change caught, but the change model does not learn from it: its
 // visits are as before, so its revisits are not hurried (change.Heard).
 func TestAnnouncedChangeTeachesNothing(t *testing.T) {
-	v := newEnv(t)
-	v.site.set("/", 200, `<a href="/a">a</a><a href="/b">b</a>`)
-	v.site.set("/a", 200, "a")
-	v.site.set("/b", 200, "b")
-	v.crawl(t, time.Hour)
-	v.clock = v.clock.Add(2 * time.Hour)
-	v.crawl(t, time.Hour) // a visit that finds /b unchanged: the model's first
+	v, _ := announceB(t)
 	before := v.history(t, "/b")
 	if len(before.Visits) != 1 || before.Changes != 0 {
-		t.Fatalf("after an unchanged revisit: visits %v, changes %d", before.Visits, before.Changes)
+		t.Fatalf("before the announced page's visit: visits %v, changes %d; want the unchanged revisit", before.Visits, before.Changes)
 	}
-	v.clock = v.clock.Add(2 * time.Hour)
-	v.site.set("/", 200, `<a href="/b">b, edited</a><a href="/a">a</a>`)
-	v.site.set("/b", 200, "b, edited")
-	v.cfg = func(c *Config) { c.Profile.MaxLevel = 0 } // only the hub is visited
-	v.crawl(t, time.Hour)
 	v.clock = v.clock.Add(10 * time.Minute)
 	v.cfg = func(c *Config) { c.Profile.MaxLevel = 1 }
 	v.crawl(t, time.Hour)
@@ -249,41 +247,46 @@ func TestAnnouncedChangeTeachesNothing(t *testing.T) {
 }
 
 // A page seen twice a few seconds apart without a change (announced by
-// one hub after another) keeps its prior as the least time between
-// changes: it is not polled again and again while the time watched
-// doubles. The prior is the window, or a listing's share of it from its
-// links at this visit or, when the visit parsed none (a 304), at the
-// visit before.
-func TestQuickRevisitsKeepThePrior(t *testing.T) {
+// one hub after another) has no history yet (change.Known): it is
+// scheduled as after its first visit, not polled again and again while
+// the time watched doubles. Its prior is the window, or a listing's share
+// of it from its links at this visit or, when the visit parsed none (a
+// 304), at the visit before; a start page is due at shortest. Watched
+// long enough, the model takes over.
+func TestQuickRevisitsAreNoHistory(t *testing.T) {
 	const start, window, shortest = "http://s/", time.Hour, 10 * time.Minute
 	e := &Engine{navs: &navigation{}, lists: &listings{}}
 	e.cfg.Profile = claim.Profile{Window: window, Shortest: shortest}
 	e.navs.set(start, change.Links([]string{"http://s/about", "http://s/news/"}))
 	listing := []string{start, "http://s/about", "http://s/news/", "http://s/a/1", "http://s/a/2", "http://s/a/3"}
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	next := func(url string, mean time.Duration) time.Time { return change.Next(url, now, nil, mean, shortest) }
 	tests := []struct {
 		name  string
-		links string   // kept at the visit before
-		pages []string // parsed at this visit
-		prior time.Duration
+		level int
+		after time.Duration // since the visit before, which saw no change either
+		links string        // kept at the visit before
+		pages []string      // parsed at this visit
+		want  func(url string) time.Time
 	}{
-		{"an article, its links unknown", "", nil, window},
-		{"a listing, parsed now", "", listing, window * 4 / 7},
-		{"a listing answering 304", change.Links(listing), nil, window * 4 / 7},
+		{"an article", 1, 5 * time.Second, "", nil, func(string) time.Time { return time.Time{} }},
+		{"a listing, parsed now", 1, 5 * time.Second, "", listing, func(u string) time.Time { return next(u, window*4/7) }},
+		{"a listing answering 304", 1, 5 * time.Second, change.Links(listing), nil, func(u string) time.Time { return next(u, window*4/7) }},
+		{"a start page", 0, 5 * time.Second, "", nil, func(string) time.Time { return now.Add(shortest) }},
+		{"an article watched for an hour", 1, time.Hour, "", nil, func(u string) time.Time {
+			return change.Next(u, now, []meta.Visit{{After: 3600}}, window, shortest)
+		}},
 	}
 	for _, tt := range tests {
 		url := "http://s/" + strconv.Itoa(len(tt.name))
-		o := &outcome{job: job{en: list.Entry{URL: url, Level: 1}, rec: meta.Record{LastOK: now.Add(-5 * time.Second), Links: tt.links}}}
+		o := &outcome{job: job{en: list.Entry{URL: url, Level: tt.level}, rec: meta.Record{LastOK: now.Add(-tt.after), Links: tt.links}}}
 		rec := o.job.rec
 		e.revisit(o, &rec, false, tt.pages, now)
 		if len(rec.Visits) != 1 {
 			t.Fatalf("%s: visits %v, want the one observed", tt.name, rec.Visits)
 		}
-		if want := change.Next(url, now, rec.Visits, tt.prior, shortest); !o.res.Due.Equal(want) {
-			t.Errorf("%s: due %v after the visit, want %v (the prior %v jittered)", tt.name, o.res.Due.Sub(now), want.Sub(now), tt.prior)
-		}
-		if o.res.Due.Sub(now) < shortest+(tt.prior-shortest)/2 {
-			t.Errorf("%s: due %v after the visit: polled as if it changed every few seconds", tt.name, o.res.Due.Sub(now))
+		if want := tt.want(url); !o.res.Due.Equal(want) {
+			t.Errorf("%s: due %v, want %v", tt.name, o.res.Due, want)
 		}
 	}
 }
