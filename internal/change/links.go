@@ -29,6 +29,20 @@ func Links(urls []string) string {
 	return base64.RawStdEncoding.EncodeToString(b)
 }
 
+// hashes decodes what Links encoded: the hashes of the links, in order;
+// nil if links is empty or unreadable.
+func hashes(links string) []uint64 {
+	raw, err := base64.RawStdEncoding.DecodeString(links)
+	if err != nil || len(raw)%8 != 0 {
+		return nil
+	}
+	hs := make([]uint64, 0, len(raw)/8)
+	for i := 0; i+8 <= len(raw); i += 8 {
+		hs = append(hs, binary.LittleEndian.Uint64(raw[i:]))
+	}
+	return hs
+}
+
 // Announced returns the links of urls that the page announces compared
 // with prev (what Links gave at the visit before): links among its first
 // MaxLinks that it did not have before, and links that moved up past one
@@ -36,15 +50,14 @@ func Links(urls []string) string {
 // above it is no announcement. With no previous order (a first visit,
 // prev empty or unreadable) nothing is announced.
 func Announced(prev string, urls []string) []string {
-	raw, err := base64.RawStdEncoding.DecodeString(prev)
-	if err != nil || len(raw) == 0 || len(raw)%8 != 0 {
+	prevs := hashes(prev)
+	if len(prevs) == 0 {
 		return nil
 	}
-	before := make(map[uint64]int, len(raw)/8)
-	for i := 0; i+8 <= len(raw); i += 8 {
-		h := binary.LittleEndian.Uint64(raw[i:])
+	before := make(map[uint64]int, len(prevs))
+	for i, h := range prevs {
 		if _, dup := before[h]; !dup {
-			before[h] = i / 8
+			before[h] = i
 		}
 	}
 	us, hs := firsts(urls)

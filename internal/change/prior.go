@@ -1,8 +1,6 @@
 package change
 
 import (
-	"encoding/base64"
-	"encoding/binary"
 	"time"
 )
 
@@ -24,13 +22,13 @@ type Nav struct {
 // the start page's links as Links encoded them; the zero Nav if links is
 // empty or unreadable.
 func NavOf(start, links string) Nav {
-	raw, err := base64.RawStdEncoding.DecodeString(links)
-	if err != nil || len(raw) == 0 || len(raw)%8 != 0 {
+	hs := hashes(links)
+	if len(hs) == 0 {
 		return Nav{}
 	}
-	n := Nav{links: make(map[uint64]bool, len(raw)/8+1)}
-	for i := 0; i+8 <= len(raw); i += 8 {
-		n.links[binary.LittleEndian.Uint64(raw[i:])] = true
+	n := Nav{links: make(map[uint64]bool, len(hs)+1)}
+	for _, h := range hs {
+		n.links[h] = true
 	}
 	n.links[hashOf(start)] = true
 	return n
@@ -58,13 +56,9 @@ func (n Nav) Prior(window time.Duration, urls []string) time.Duration {
 // PriorOf is Prior for the links a page had at a visit, as Links encoded
 // them: the window if links is empty or unreadable.
 func (n Nav) PriorOf(window time.Duration, links string) time.Duration {
-	raw, err := base64.RawStdEncoding.DecodeString(links)
-	if !n.Known() || err != nil || len(raw) == 0 || len(raw)%8 != 0 {
+	hs := hashes(links)
+	if !n.Known() || len(hs) == 0 {
 		return window
-	}
-	hs := make([]uint64, 0, len(raw)/8)
-	for i := 0; i+8 <= len(raw); i += 8 {
-		hs = append(hs, binary.LittleEndian.Uint64(raw[i:]))
 	}
 	return n.prior(window, hs)
 }
