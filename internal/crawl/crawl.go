@@ -60,6 +60,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/inlinks"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/list"
@@ -174,16 +175,17 @@ type Engine struct {
 	mirror  *mirror.Mirror
 	fetch   *fetch.Client
 	log     *slog.Logger
-	scope   *hostScope    // hosts whose links are followed (scope.go)
-	follow  *follower     // which links are taken: scope, budget, held links, traps (scope.go)
-	links   *linkFiles    // the files links lead to (links.go)
-	polite  *politeness   // how the site is treated: pacing, robots.txt, back-off (polite.go)
-	lease   *lease        // heartbeats and the epoch of claims (lease.go)
-	obs     *observations // what is reported: status, warnings, progress (stats.go)
-	storage *storage      // the back-off while the mirror cannot be written (storage.go)
-	index   *changeLog    // news for the mirror's index (changes.go)
-	navs    *navigation   // each host's navigation, for the prior of pages visited once (revisit.go)
-	lists   *listings     // the pages whose links changed at their latest visit (revisit.go)
+	scope   *hostScope     // hosts whose links are followed (scope.go)
+	follow  *follower      // which links are taken: scope, budget, held links, traps (scope.go)
+	links   *linkFiles     // the files links lead to (links.go)
+	polite  *politeness    // how the site is treated: pacing, robots.txt, back-off (polite.go)
+	lease   *lease         // heartbeats and the epoch of claims (lease.go)
+	obs     *observations  // what is reported: status, warnings, progress (stats.go)
+	storage *storage       // the back-off while the mirror cannot be written (storage.go)
+	index   *changeLog     // news for the mirror's index (changes.go)
+	navs    *navigation    // each host's navigation, for the prior of pages visited once (revisit.go)
+	lists   *listings      // the pages whose links changed at their latest visit (revisit.go)
+	linkers *inlinks.Index // which parsed pages link which, for deletions (revisit.go)
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -202,6 +204,7 @@ func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
 		index:   &changeLog{},
 		navs:    &navigation{},
 		lists:   &listings{},
+		linkers: inlinks.New(),
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.follow.held = &heldLinks{}

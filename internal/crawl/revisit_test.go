@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -526,5 +527,74 @@ func TestResultsSayWhetherForHint(t *testing.T) {
 	}
 	if !got[hinted.URL] || got[due.URL] || len(got) != 2 {
 		t.Errorf("results for a hint: %v; want %s alone", got, hinted.URL)
+	}
+}
+
+// A deletion changes every page that listed the page deleted: a listing
+// that lost the link and gained none names the other pages this spider
+// parsed linking it, and the page found gone (its first 404) names
+// those still linking it. All are guesses at the visit's whole second; a
+// page that did not link it is not named, nor is a later 404 of the same
+// page, nor a 404 of a page that never had a copy.
+func TestDeletionHintsLinkers(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/s1">s1</a><a href="/r1">r1</a><a href="/x">x</a>`)
+	v.site.set("/s1", 200, `<a href="/a">a</a><a href="/b">b</a>`)
+	v.site.set("/r1", 200, `<a href="/b">b</a><a href="/a">a</a>`)
+	v.site.set("/x", 200, `<a href="/b">b</a>`)
+	v.site.set("/a", 200, "a")
+	v.site.set("/b", 200, "b")
+	v.crawl(t, time.Hour)
+	v.clock = v.clock.Add(2*time.Hour + 500*time.Millisecond)
+	e := v.engine()
+	e.beat(v.clock)
+	visit := func(path string) *outcome {
+		t.Helper()
+		return e.process(context.Background(), context.Background(), job{en: v.line(t, v.base+path), epoch: e.lease.current(), rec: v.history(t, path)})
+	}
+	guessed := func(o *outcome) []string {
+		var out []string
+		for _, a := range o.guesses {
+			if want := v.clock.Truncate(time.Second); !a.Hint.Equal(want) {
+				t.Errorf("guess %+v: want it hinted at %v", a, want)
+			}
+			out = append(out, strings.TrimPrefix(a.URL, v.base)+"@"+strconv.Itoa(a.Level))
+		}
+		slices.Sort(out)
+		return out
+	}
+	// This spider parses the pages: a copy found current (304, the same
+	// body) is not parsed, so each has changed since the first crawl.
+	v.site.set("/s1", 200, `<p>1</p><a href="/a">a</a><a href="/b">b</a>`)
+	v.site.set("/r1", 200, `<p>1</p><a href="/b">b</a><a href="/a">a</a>`)
+	v.site.set("/x", 200, `<p>1</p><a href="/b">b</a>`)
+	for _, p := range []string{"/s1", "/r1", "/x"} {
+		if o := visit(p); len(o.guesses) != 0 || o.count.Fetched != 1 {
+			t.Fatalf("%s, its links as before: fetched %d, guessed %v", p, o.count.Fetched, guessed(o))
+		}
+	}
+	v.site.set("/a", 404, "gone")
+	v.site.set("/s1", 200, `<a href="/b">b</a>`)
+	if got := guessed(visit("/s1")); !slices.Equal(got, []string{"/r1@1"}) {
+		t.Errorf("s1 lost /a: guessed %v, want /r1", got)
+	}
+	o := visit("/a")
+	if got := guessed(o); !slices.Equal(got, []string{"/r1@1"}) {
+		t.Errorf("/a found gone: guessed %v, want /r1, which still links it", got)
+	}
+	if o.rec.NotFound != 1 {
+		t.Fatalf("404 count %d, want 1", o.rec.NotFound)
+	}
+	again := e.process(context.Background(), context.Background(), job{en: v.line(t, v.base+"/a"), epoch: e.lease.current(), rec: *o.rec})
+	if got := guessed(again); got != nil {
+		t.Errorf("a second 404 guessed %v: the first one did", got)
+	}
+	// A link to a page that never was: its 404 is no deletion.
+	v.site.set("/x", 200, `<p>2</p><a href="/b">b</a><a href="/never">never</a>`)
+	visit("/x")
+	v.crawl(t, time.Hour) // adds /never, which answers 404
+	never := e.process(context.Background(), context.Background(), job{en: v.line(t, v.base+"/never"), epoch: e.lease.current()})
+	if got := guessed(never); got != nil || never.rec.NotFound != 1 {
+		t.Errorf("a page that never had a copy answered 404: guessed %v", got)
 	}
 }

@@ -117,6 +117,9 @@ func sameRedirect(err error, same string) int {
 // (history.Gone), an error until then. The copy is kept either way.
 func (e *Engine) gone(o *outcome, err error, now time.Time) {
 	en := o.job.en
+	if en.File != "" && o.job.rec.NotFound == 0 {
+		e.guessLinkers(o, e.linkers.Gone(en.URL), now) // deleted: the pages that listed it changed
+	}
 	var archive bool
 	rule := history.GoneRule{Count: e.cfg.ArchiveAfter, Span: e.cfg.ArchiveSpan}
 	*o.rec, archive = history.Gone(*o.rec, err, rule, now)
@@ -219,8 +222,12 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	rec.Forwards = forwards
 	hub := e.cfg.HubLevel < 0 || en.Level <= e.cfg.HubLevel
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
-	if isHTML(resp.MediaType) && (hub || o.job.rec.LastOK.IsZero()) {
-		pages = pageLinks(links, judged)
+	if isHTML(resp.MediaType) {
+		all := pageLinks(links, judged)
+		e.parsed(o, all, now)
+		if hub || o.job.rec.LastOK.IsZero() {
+			pages = all
+		}
 	}
 	e.revisit(o, rec, sum != o.job.rec.Checksum, pages, now)
 	e.polite.retry.ok(en.URL)
