@@ -8,14 +8,17 @@
 // pages are found changed only by visiting them; the index says which to
 // visit as soon as one sign of the deletion is seen: the page itself
 // answers 404, or a listing lost the link and gained none (a listing that
-// scrolls gains the link that pushed the old one off).
+// scrolls gains the link that pushed the old one off). A page that lost
+// most of its links at once (an error page served with 200, a login wall)
+// says nothing of the pages it lost: it names none.
 //
 // The index is kept in memory and bounded: it holds at most MaxLinks links
-// of a page and MaxEdges links in all, forgetting pages at random beyond
-// that (a spider that restarts learns them again as it fetches), and a page
-// linked from more than MaxLinkers pages (the site's navigation, a popular
-// page) names none: its loss would send a crowd of visits, and those pages
-// are found changed by their own revisits.
+// of a page, MaxEdges links and MaxPages pages in all, forgetting pages at
+// random beyond that (a spider that restarts learns them again as it
+// fetches). A page linked from more than MaxLinkers pages (the site's
+// navigation, a popular page) names none until no page links it: its loss
+// would send a crowd of visits, and those pages are found changed by their
+// own revisits; and one parse names at most MaxLinkers pages.
 package inlinks
 
 import (
@@ -27,9 +30,11 @@ const (
 	// MaxLinks bounds the links of a page kept: a listing lists at its
 	// top.
 	MaxLinks = 256
-	// MaxEdges bounds the links kept, of all pages: under 30 MB even if
-	// every link is to a page of its own; 13,000 listings of 20 entries.
+	// MaxEdges and MaxPages bound the links and the pages kept: 31 MB at
+	// most as measured (13,000 listings of 20 entries, or 1,000 pages of
+	// 256 links, each link to a page of its own).
 	MaxEdges = 1 << 18
+	MaxPages = 1 << 14
 	// MaxLinkers bounds the pages named as linking one page.
 	MaxLinkers = 64
 )
@@ -78,7 +83,7 @@ func (x *Index) Parsed(url string, level int, links []string) (linkers []Linker)
 	now := x.distinct(links)
 	prev, had := x.pages[url]
 	x.remove(url)
-	if had && lostOnly(prev.links, now) {
+	if had && lostFew(prev.links, now) {
 		kept := make(map[uint64]bool, len(now))
 		for _, h := range now {
 			kept[h] = true
@@ -89,8 +94,11 @@ func (x *Index) Parsed(url string, level int, links []string) (linkers []Linker)
 				linkers = x.linkersOf(h, seen, linkers)
 			}
 		}
+		linkers = linkers[:min(len(linkers), MaxLinkers)]
 	}
-	x.add(url, page{level: level, links: now})
+	if len(now) > 0 { // a page without links names nobody, now or later
+		x.add(url, page{level: level, links: now})
+	}
 	return linkers
 }
 
@@ -119,9 +127,13 @@ func (x *Index) linkersOf(h uint64, seen map[string]bool, out []Linker) []Linker
 	return out
 }
 
-// lostOnly reports whether now (distinct) lacks some of prev (distinct)
-// and holds nothing prev did not.
-func lostOnly(prev, now []uint64) bool {
+// lostFew reports whether now (distinct) lacks some of prev (distinct),
+// at most a quarter of them (one of up to seven), and holds nothing prev
+// did not.
+func lostFew(prev, now []uint64) bool {
+	if lost := len(prev) - len(now); lost < 1 || lost > max(1, len(prev)/4) {
+		return false
+	}
 	had := make(map[uint64]bool, len(prev))
 	for _, h := range prev {
 		had[h] = true
@@ -131,7 +143,7 @@ func lostOnly(prev, now []uint64) bool {
 			return false
 		}
 	}
-	return len(now) < len(prev)
+	return true
 }
 
 // distinct returns the hashes of the first MaxLinks distinct links.
@@ -156,7 +168,7 @@ func (x *Index) hash(u string) uint64 { return maphash.String(x.seed, u) }
 // add records p as the page at url, which has none, making room first.
 func (x *Index) add(url string, p page) {
 	for victim := range x.pages {
-		if x.edges+len(p.links) <= MaxEdges {
+		if x.edges+len(p.links) <= MaxEdges && len(x.pages) < MaxPages {
 			break
 		}
 		x.remove(victim) // map order: at random

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -39,7 +40,11 @@ func TestIndex(t *testing.T) {
 			{page: "/s1", level: 3, links: []string{"/b"}, want: []string{"/r1@5"}},
 			// r1 lost a too: s1 no longer links it, so nobody else.
 			{page: "/r1", level: 5, links: []string{"/b", "/c"}},
-			{page: "/r1", level: 5, links: []string{}, want: []string{"/s1@3", "/x@2"}},
+			// r1 lost all it had (an error page served with 200): nothing.
+			{page: "/r1", level: 5, links: []string{}},
+			{page: "/x", level: 2, links: []string{"/b", "/r1"}},
+			// r1 has no links: kept out, so x's loss of b names s1 alone.
+			{page: "/x", level: 2, links: []string{"/r1"}, want: []string{"/s1@3"}},
 		}},
 		{"a listing that lost and gained links scrolled: nothing", []op{
 			{page: "/", level: 0, links: []string{"/a", "/b"}},
@@ -95,6 +100,92 @@ func show(ls []Linker) []string {
 	return out
 }
 
+// A listing that lost a quarter of its links or fewer names their other
+// linkers; one that lost more (a page served broken) names none.
+func TestLostMostNamesNothing(t *testing.T) {
+	links := func(lo, hi int) []string {
+		var out []string
+		for i := lo; i < hi; i++ {
+			out = append(out, fmt.Sprintf("/a%d", i))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		keep int // of 20 links, the first keep stay
+		want int
+	}{{19, 1}, {15, 1}, {14, 0}, {0, 0}} {
+		x := New()
+		x.Parsed("/s", 3, links(0, 20))
+		x.Parsed("/r", 4, links(0, 20))
+		if got := x.Parsed("/s", 3, links(0, tc.keep)); len(got) != tc.want {
+			t.Errorf("kept %d of 20: named %v, want %d", tc.keep, show(got), tc.want)
+		}
+		check(t, x)
+	}
+}
+
+// One parse names at most MaxLinkers pages, and MaxLinkers linkers of
+// one page are all named.
+func TestLinkersNamed(t *testing.T) {
+	x := New()
+	own := []string{"/a", "/b", "/c", "/d", "/e", "/f", "/g", "/h"}
+	for i := range MaxLinkers - 1 {
+		x.Parsed(fmt.Sprintf("/p%d", i), 1, []string{"/g"})
+		x.Parsed(fmt.Sprintf("/q%d", i), 1, []string{"/h"})
+	}
+	x.Parsed("/s", 1, own)
+	if got := x.Gone("/g"); len(got) != MaxLinkers {
+		t.Errorf("/g gone, linked from %d pages: named %d", MaxLinkers, len(got))
+	}
+	if got := x.Parsed("/s", 1, own[:6]); len(got) != MaxLinkers {
+		t.Errorf("/g and /h had %d other linkers: named %d, want the first %d", 2*(MaxLinkers-1), len(got), MaxLinkers)
+	}
+	check(t, x)
+}
+
+// A page keeps its first MaxLinks distinct links; a page without links is
+// not kept.
+func TestLinksKept(t *testing.T) {
+	x := New()
+	var links []string
+	for i := range MaxLinks + 10 {
+		links = append(links, fmt.Sprintf("/a%d", i), fmt.Sprintf("/a%d", i))
+	}
+	x.Parsed("/s", 1, links)
+	if n := len(x.pages["/s"].links); n != MaxLinks {
+		t.Errorf("%d links kept of %d distinct, want %d", n, MaxLinks+10, MaxLinks)
+	}
+	if got := x.Gone(fmt.Sprintf("/a%d", MaxLinks)); got != nil {
+		t.Errorf("a link past the first %d named %v", MaxLinks, show(got))
+	}
+	x.Parsed("/empty", 1, nil)
+	if _, ok := x.pages["/empty"]; ok {
+		t.Error("a page without links kept")
+	}
+	check(t, x)
+}
+
+// The index may be used by several goroutines (run with -race).
+func TestConcurrent(t *testing.T) {
+	x := New()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				page := fmt.Sprintf("/p%d", (g*500+i)%300)
+				x.Parsed(page, 1, []string{fmt.Sprintf("/a%d", i%50), fmt.Sprintf("/a%d", (i+1)%50)})
+				if i%7 == 0 {
+					x.Gone(fmt.Sprintf("/a%d", i%50))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	check(t, x)
+}
+
 // TestCrowdNamesNothing: a page linked from more than MaxLinkers pages
 // names none of them, even once fewer link it, until nobody does.
 func TestCrowdNamesNothing(t *testing.T) {
@@ -135,8 +226,8 @@ func TestBounded(t *testing.T) {
 			x.Gone(fmt.Sprintf("/p%d", r.IntN(pages/2)))
 		}
 	}
-	if x.edges > MaxEdges {
-		t.Fatalf("%d links kept, bound %d", x.edges, MaxEdges)
+	if x.edges > MaxEdges || len(x.pages) > MaxPages {
+		t.Fatalf("%d links of %d pages kept, bounds %d and %d", x.edges, len(x.pages), MaxEdges, MaxPages)
 	}
 	if len(x.pages) == pages/2 {
 		t.Fatalf("all %d pages kept: the bound was never reached", len(x.pages))
