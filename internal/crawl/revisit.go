@@ -155,17 +155,9 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	}
 }
 
-// parsed notes the links of the page of o's line (pages, pageLinks),
-// parsed at now, in the index of which page links which
-// (internal/inlinks). If the page lost links and gained none, the other
-// pages that linked them are hinted, as guesses: they may have lost them
-// too.
-func (e *Engine) parsed(o *outcome, pages []string, now time.Time) {
-	e.guessLinkers(o, e.linkers.Parsed(o.job.en.URL, o.job.en.Level, pages), now)
-}
-
 // guessLinkers hints the pages ls, which linked a page that a visit at
-// now found gone or a listing dropped (internal/inlinks), that they
+// now found gone or a listing dropped (internal/inlinks: a page that lost
+// links and gained none names the other pages that linked them), that they
 // changed: a site that deletes a page changes every page that listed it.
 // They are guesses, as a listing's are (announce): no announcement.
 func (e *Engine) guessLinkers(o *outcome, ls []inlinks.Linker, now time.Time) {

@@ -224,7 +224,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	var pages []string // for the model's prior at a first visit, and for a hub's announcements
 	if isHTML(resp.MediaType) {
 		all := pageLinks(links, judged)
-		e.parsed(o, all, now)
+		e.guessLinkers(o, e.linkers.Parsed(en.URL, en.Level, all), now)
 		if hub || o.job.rec.LastOK.IsZero() {
 			pages = all
 		}

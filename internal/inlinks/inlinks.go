@@ -83,16 +83,10 @@ func (x *Index) Parsed(url string, level int, links []string) (linkers []Linker)
 	now := x.distinct(links)
 	prev, had := x.pages[url]
 	x.remove(url)
-	if had && lostFew(prev.links, now) {
-		kept := make(map[uint64]bool, len(now))
-		for _, h := range now {
-			kept[h] = true
-		}
+	if lost := lostFew(prev.links, now); had && lost != nil {
 		seen := map[string]bool{url: true}
-		for _, h := range prev.links {
-			if !kept[h] {
-				linkers = x.linkersOf(h, seen, linkers)
-			}
+		for _, h := range lost {
+			linkers = x.linkersOf(h, seen, linkers)
 		}
 		linkers = linkers[:min(len(linkers), MaxLinkers)]
 	}
@@ -127,23 +121,27 @@ func (x *Index) linkersOf(h uint64, seen map[string]bool, out []Linker) []Linker
 	return out
 }
 
-// lostFew reports whether now (distinct) lacks some of prev (distinct),
-// at most a quarter of them (one of up to seven), and holds nothing prev
-// did not.
-func lostFew(prev, now []uint64) bool {
-	if lost := len(prev) - len(now); lost < 1 || lost > max(1, len(prev)/4) {
-		return false
+// lostFew returns the links of prev (distinct) that now (distinct) lacks,
+// if they are at most a quarter of prev (one of up to seven) and now holds
+// nothing prev did not; else nil.
+func lostFew(prev, now []uint64) []uint64 {
+	if n := len(prev) - len(now); n < 1 || n > max(1, len(prev)/4) {
+		return nil
 	}
-	had := make(map[uint64]bool, len(prev))
-	for _, h := range prev {
-		had[h] = true
-	}
+	kept := make(map[uint64]bool, len(now))
 	for _, h := range now {
-		if !had[h] {
-			return false
+		kept[h] = true
+	}
+	var lost []uint64
+	for _, h := range prev {
+		if !kept[h] {
+			lost = append(lost, h)
 		}
 	}
-	return true
+	if len(lost) != len(prev)-len(now) {
+		return nil // now gained links prev did not have
+	}
+	return lost
 }
 
 // distinct returns the hashes of the first MaxLinks distinct links.
