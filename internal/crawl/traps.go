@@ -113,7 +113,12 @@ func (t *traps) countsOf(p uint64, u string) *trap.Counts {
 // judged, judgedLinks, for their URLs as the crawl takes them):
 // near-identical to the earlier pages of its pattern or not. Only a
 // pattern with more than one URL can be a trap, so the tokens of the
-// others (most pages of most sites) are not remembered.
+// others (most pages of most sites) are not remembered. A page counts
+// once, at its first read: a trap is many URLs saying the same, and a
+// page read again as it is refreshed says what it said before, up to a
+// counter or a link to its neighbour. Counted at each read, a forum's
+// topic pages, refreshed as replies and new topics shift them, capped
+// their own pattern within minutes, and new topics were no longer taken.
 func (t *traps) read(u string, body []byte, judged []judgedLink) {
 	if t.cfg.SimilarPages <= 0 {
 		return
@@ -122,7 +127,7 @@ func (t *traps) read(u string, body []byte, judged []judgedLink) {
 	p := t.hash(pat)
 	t.mu.Lock()
 	c := t.countsOf(p, u)
-	many := c != nil && c.URLs > 1
+	many := c != nil && c.URLs > 1 && !t.mark('r', t.hash(u))
 	t.mu.Unlock()
 	if !many {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -547,5 +548,44 @@ func TestCacheBusterIsNoChange(t *testing.T) {
 	}
 	if b, err := os.ReadFile(home); err != nil || !strings.Contains(string(b), "Home, edited") || strings.Contains(string(b), "1795874") {
 		t.Errorf("the copy of the home page (%v):\n%s", err, b)
+	}
+}
+
+// A page read again as it is refreshed counts once toward its pattern's
+// near-identical pages: a forum whose few topic pages are refreshed again
+// and again, each time differing from before only in a number, keeps
+// taking its new topics. Pages of the pattern that say nothing new are
+// still counted, once each.
+func TestTrapRereadCountsOnce(t *testing.T) {
+	tr := newTraps(trap.Config{SimilarPages: 5}, slog.New(slog.DiscardHandler))
+	const base = "http://forum.test/topic/"
+	topic := func(i, rev int) (string, []byte) {
+		return base + strconv.Itoa(i), fmt.Appendf(nil, "<h1>%s</h1><p>Revision %d of this topic.</p>", words(i), rev)
+	}
+	for i := range 3 {
+		if why := tr.judge(base + strconv.Itoa(i)); why != "" {
+			t.Fatalf("topic %d cut: %s", i, why)
+		}
+	}
+	for rev := range 20 {
+		for i := range 3 {
+			u, body := topic(i, rev)
+			tr.read(u, body, nil)
+		}
+	}
+	if why := tr.judge(base + "3"); why != "" {
+		t.Errorf("a new topic cut after 60 reads of 3 topics: %s", why)
+	}
+	// Five more topics, each with the words of topic 0: near-identical.
+	for i := 4; i < 9; i++ {
+		u := base + strconv.Itoa(i)
+		if why := tr.judge(u); why != "" {
+			t.Fatalf("topic %d cut: %s", i, why)
+		}
+		_, body := topic(0, i)
+		tr.read(u, body, nil)
+	}
+	if why := tr.judge(base + "9"); why != trap.ReasonSimilar {
+		t.Errorf("after 5 near-identical topics, a new one: %q, want cut as %q", why, trap.ReasonSimilar)
 	}
 }
