@@ -172,6 +172,7 @@ func TestAnnounced(t *testing.T) {
 
 func FuzzAnnounced(f *testing.F) {
 	f.Add("a b c", "c a b")
+	f.Add("sabcx", "snmkx")
 	f.Fuzz(func(t *testing.T, before, now string) {
 		b, n := fields(before), fields(now)
 		got := Announced(Links(b), n)
@@ -185,6 +186,10 @@ func FuzzAnnounced(f *testing.F) {
 		}
 		if len(b) > 0 && len(b) <= MaxLinks && slices.Equal(b, n) && got != nil {
 			t.Fatalf("same links announced %q", got)
+		}
+		// A list turned over only where the page announced something.
+		if TurnedOver(Links(b), n) && len(got) == 0 {
+			t.Fatalf("turned over with nothing announced: %q to %q", b, n)
 		}
 	})
 }
@@ -207,5 +212,39 @@ func TestHeardCountsWithoutTeaching(t *testing.T) {
 	}
 	if !slices.Equal(got.Visits, rec.Visits) || Rate(got.Visits) != Rate(rec.Visits) {
 		t.Errorf("heard changed the model: visits %v, want %v", got.Visits, rec.Visits)
+	}
+}
+
+func TestTurnedOver(t *testing.T) {
+	nav := []string{"/", "/s/", "/t/"}
+	page := func(latest ...string) []string {
+		return append(append(slices.Clone(nav), latest...), "/about")
+	}
+	tests := []struct {
+		name        string
+		before, now []string
+		want        bool
+	}{
+		{"first visit", nil, page("a", "b", "c"), false},
+		{"as before", page("a", "b", "c"), page("a", "b", "c"), false},
+		{"one new, the oldest dropped", page("a", "b", "c"), page("n", "a", "b"), false},
+		{"two new, the old top below them", page("a", "b", "c"), page("n", "m", "a"), false},
+		{"all new: turned over", page("a", "b", "c"), page("n", "m", "k"), true},
+		{"one bumped, the others new: turned over", page("a", "b", "c"), page("c", "n", "m"), true},
+		{"one bumped within the list", page("a", "b", "c"), page("c", "a", "b"), false},
+		{"one deleted, none new", page("a", "b", "c"), page("a", "c"), false},
+		{"new at the top and at the bottom", page("a", "b", "c"), append(page("n", "a", "b"), "/x"), false},
+		{"all new, and new at the bottom", page("a", "b", "c"), append(page("n", "m", "k"), "/x"), true},
+		{"a list alone, replaced", []string{"a", "b"}, []string{"c", "d"}, true},
+		{"a list alone, grown", []string{"a", "b"}, []string{"c", "a", "b"}, false},
+	}
+	for _, tt := range tests {
+		prev := ""
+		if tt.before != nil {
+			prev = Links(tt.before)
+		}
+		if got := TurnedOver(prev, tt.now); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"slices"
 )
 
 // A hub (a home page, a section index, a "recent changes" list) announces
@@ -50,46 +51,91 @@ func hashes(links string) []uint64 {
 // above it is no announcement. With no previous order (a first visit,
 // prev empty or unreadable) nothing is announced.
 func Announced(prev string, urls []string) []string {
-	prevs := hashes(prev)
-	if len(prevs) == 0 {
-		return nil
-	}
-	before := make(map[uint64]int, len(prevs))
-	for i, h := range prevs {
-		if _, dup := before[h]; !dup {
-			before[h] = i
-		}
-	}
 	us, hs := firsts(urls)
-	// A link moved up when a link after it now was before it then: its
-	// old position is above the least old position of those after it.
-	pos := make([]int, len(hs))
-	for i, h := range hs {
-		p, ok := before[h]
-		if !ok {
-			p = -1
-		}
-		pos[i] = p
-	}
+	moved, _ := movedUp(hashes(prev), hs)
 	var out []string
-	least := math.MaxInt
-	moved := make([]bool, len(hs))
-	for i := len(hs) - 1; i >= 0; i-- {
-		switch {
-		case pos[i] < 0:
-			moved[i] = true // new on the page
-		case pos[i] > least:
-			moved[i] = true
-		default:
-			least = pos[i]
-		}
-	}
 	for i, m := range moved {
 		if m {
 			out = append(out, us[i])
 		}
 	}
 	return out
+}
+
+// TurnedOver reports whether a page's announcements may have turned over
+// whole since the visit before (prev, as Links gave it): the page
+// announces links (Announced) and dropped others, and every link it
+// dropped stood above the first old link that follows its first run of
+// announcements now. A list that scrolls keeps its old top below its new entries until
+// it turns over; when nothing of it is left, pages may have come and gone
+// from it between the two visits unseen. Exactly as many entries as the
+// list holds look the same: the visit came just in time, or too late.
+func TurnedOver(prev string, urls []string) bool {
+	prevs := hashes(prev)
+	_, hs := firsts(urls)
+	moved, before := movedUp(prevs, hs)
+	// The first run of announcements, where a list that scrolls adds.
+	first := slices.Index(moved, true)
+	if first < 0 {
+		return false
+	}
+	end := first
+	for end < len(moved) && moved[end] {
+		end++
+	}
+	follows := len(prevs) // where the links after the announcements were
+	for i := end; i < len(hs); i++ {
+		if p, ok := before[hs[i]]; ok && !moved[i] {
+			follows = p
+			break
+		}
+	}
+	now := make(map[uint64]bool, len(hs))
+	for _, h := range hs {
+		now[h] = true
+	}
+	dropped := false
+	for i, h := range prevs {
+		if !now[h] {
+			if i > follows {
+				return false // an old entry above it is still listed
+			}
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+// movedUp compares the hashes of a page's links now (hs) with their order
+// at the visit before (prevs): moved[i] says hs[i] is new on the page or
+// moved up past a link it used to follow; before gives each old link's
+// first position. With no previous order nothing moved.
+func movedUp(prevs, hs []uint64) (moved []bool, before map[uint64]int) {
+	moved = make([]bool, len(hs))
+	if len(prevs) == 0 {
+		return moved, nil
+	}
+	before = make(map[uint64]int, len(prevs))
+	for i, h := range prevs {
+		if _, dup := before[h]; !dup {
+			before[h] = i
+		}
+	}
+	// A link moved up when a link after it now was before it then: its
+	// old position is above the least old position of those after it.
+	least := math.MaxInt
+	for i := len(hs) - 1; i >= 0; i-- {
+		p, ok := before[hs[i]]
+		switch {
+		case !ok:
+			moved[i] = true // new on the page
+		case p > least:
+			moved[i] = true
+		default:
+			least = p
+		}
+	}
+	return moved, before
 }
 
 // firsts returns the first MaxLinks distinct urls and their hashes.

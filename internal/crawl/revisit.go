@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -121,7 +122,10 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // hint is the visit's time in the list's whole seconds, so it marks only
 // copies taken in an earlier second: a copy taken in the same second may
 // as well be newer than the change. A start page's links are its site's
-// navigation (navigation).
+// navigation (navigation). A start page whose announcements turned over
+// whole since its last poll (change.TurnedOver) may have listed pages in
+// between that its poll missed: the run's log says so, once a run, with
+// the remedy.
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
 	news := change.Announced(prev, pages)
@@ -129,6 +133,11 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	en := o.job.en
 	if en.Level == 0 {
 		e.navs.set(en.URL, rec.Links)
+		if change.TurnedOver(prev, pages) && e.navs.firstTurnover(en.URL) {
+			shortest, _, _ := e.cfg.Profile.Intervals()
+			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll: pages it listed in between may be missed until a listing or the slow spider finds them",
+				en.URL, "shortest", shortest, "hint", "lower --shortest so that the start page is polled before its list turns over")
+		}
 	}
 	moved := prev != "" && rec.Links != prev
 	if moved {
@@ -221,10 +230,28 @@ func (l *listings) below(url string, level int) bool {
 
 // navigation holds each host's navigation (change.Nav), for the prior of
 // pages visited once: from its start page's links, when this spider visits
-// the start page (announce) or reads its history with a pass (records).
+// the start page (announce) or reads its history with a pass (records);
+// and the start pages whose list was seen to turn over between two polls,
+// which the run's log names once.
 type navigation struct {
-	mu     sync.Mutex
-	byHost map[string]change.Nav
+	mu       sync.Mutex
+	byHost   map[string]change.Nav
+	turnover map[string]bool
+}
+
+// firstTurnover notes that the list of the start page at url turned over
+// between two polls, and reports whether that is the first time this run.
+func (n *navigation) firstTurnover(url string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.turnover[url] {
+		return false
+	}
+	if n.turnover == nil {
+		n.turnover = make(map[string]bool)
+	}
+	n.turnover[url] = true
+	return true
 }
 
 // set takes the links of the start page at url, as change.Links encoded

@@ -95,3 +95,51 @@ func TestWarningsBounded(t *testing.T) {
 		t.Errorf("a second flush repeats: %s", b.String())
 	}
 }
+
+// A start page whose latest list turned over whole between two polls may
+// have listed pages the spider never saw: the run's log says so, with the
+// remedy. A list that only scrolled, its old top still below its new
+// entries, raises nothing.
+func TestTurnedOverWarned(t *testing.T) {
+	const msg = "a start page's latest links all changed since its last poll"
+	home := func(latest ...string) string {
+		var b strings.Builder
+		b.WriteString(`<a href="/s/">s</a>`)
+		for _, p := range latest {
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, p, p)
+		}
+		b.WriteString(`<a href="/about">about</a>`)
+		return b.String()
+	}
+	v := newEnv(t)
+	for _, p := range []string{"/s/", "/about", "/a", "/b", "/c", "/n", "/m", "/k", "/j"} {
+		v.site.set(p, 200, p)
+	}
+	var log syncBuffer
+	v.cfg = func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		c.Profile.MaxLevel = 0 // only the home page is visited again
+	}
+	poll := func(latest ...string) {
+		v.site.set("/", 200, home(latest...))
+		v.crawl(t, time.Hour)
+		v.clock = v.clock.Add(2 * time.Hour)
+	}
+	poll("/a", "/b", "/c")
+	poll("/n", "/a", "/b") // scrolled by one
+	if lines, _ := grouped(t, log.String(), msg); lines != 0 {
+		t.Fatalf("warned of a list that scrolled by one:\n%s", log.String())
+	}
+	poll("/m", "/k", "/j") // turned over
+	if lines, total := grouped(t, log.String(), msg); lines != 1 || total != 1 {
+		t.Fatalf("%d warning lines counting %d, want one of one:\n%s", lines, total, log.String())
+	}
+	if !strings.Contains(log.String(), "lower --shortest") {
+		t.Errorf("the warning gives no remedy:\n%s", log.String())
+	}
+	// Once a run for each start page.
+	var n navigation
+	if !n.firstTurnover("http://h/") || n.firstTurnover("http://h/") || !n.firstTurnover("http://g/") {
+		t.Error("firstTurnover: want true, false, then true for another start page")
+	}
+}
