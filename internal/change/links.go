@@ -63,18 +63,21 @@ func Announced(prev string, urls []string) []string {
 }
 
 // TurnedOver reports whether a page's announcements may have turned over
-// whole since the visit before (prev, as Links gave it): the page
-// announces links (Announced) and dropped others, and every link it
-// dropped stood above the first old link that follows its first run of
-// announcements now. A list that scrolls keeps its old top below its new entries until
-// it turns over; when nothing of it is left, pages may have come and gone
-// from it between the two visits unseen. Exactly as many entries as the
-// list holds look the same: the visit came just in time, or too late.
+// whole since the visit before (prev, as Links gave it): nothing of what
+// the page listed where its first run of announcements (Announced) now
+// stands is left below them. The old links between the link that precedes
+// the announcements and the first old link that follows them are all gone
+// or among the announcements, and at least two are gone: a list that
+// scrolls keeps its old top below its new entries until it turns over,
+// and when nothing of it is left, pages may have come and gone from it
+// between the two visits unseen. One link replaced (a renamed menu entry,
+// the top entry deleted as one came) is no evidence. Exactly as many
+// entries as the list holds look the same: the visit came just in time,
+// or too late.
 func TurnedOver(prev string, urls []string) bool {
 	prevs := hashes(prev)
 	_, hs := firsts(urls)
 	moved, before := movedUp(prevs, hs)
-	// The first run of announcements, where a list that scrolls adds.
 	first := slices.Index(moved, true)
 	if first < 0 {
 		return false
@@ -83,27 +86,37 @@ func TurnedOver(prev string, urls []string) bool {
 	for end < len(moved) && moved[end] {
 		end++
 	}
-	follows := len(prevs) // where the links after the announcements were
+	// The old block: after the link before the announcements (or the
+	// top), up to the first old link after them (or the end).
+	from, to := 0, len(prevs)
+	if first > 0 {
+		from = before[hs[first-1]] + 1 // not moved: an old link
+	}
 	for i := end; i < len(hs); i++ {
 		if p, ok := before[hs[i]]; ok && !moved[i] {
-			follows = p
+			to = p
 			break
 		}
 	}
-	now := make(map[uint64]bool, len(hs))
-	for _, h := range hs {
-		now[h] = true
-	}
-	dropped := false
-	for i, h := range prevs {
-		if !now[h] {
-			if i > follows {
-				return false // an old entry above it is still listed
-			}
-			dropped = true
+	news := make(map[uint64]bool, end-first)
+	kept := make(map[uint64]bool, len(hs))
+	for i, h := range hs {
+		if i >= first && i < end {
+			news[h] = true
+		} else {
+			kept[h] = true
 		}
 	}
-	return dropped
+	gone := 0
+	for _, h := range prevs[from:max(from, to)] {
+		switch {
+		case kept[h]:
+			return false // an old entry is still listed below or above them
+		case !news[h]:
+			gone++
+		}
+	}
+	return gone >= 2
 }
 
 // movedUp compares the hashes of a page's links now (hs) with their order

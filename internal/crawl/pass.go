@@ -221,16 +221,15 @@ func (r *run) afterPass(p passResult) {
 		delete(r.inflight, res.URL)
 	}
 	r.adapt(c) // before the claims go out: their links follow the new setting
-	// The new budget of links, first to the links held back, then to
-	// the claims about to go out: a worker that fetched a line of this
-	// pass before the reset would spend the last pass's budget, and its
-	// links would be held back.
+	// The new budget of links before the claims go out: a worker that
+	// fetched a line of this pass before the reset would spend the last
+	// pass's budget, and its links would be held back.
 	e.follow.newPass()
 	epoch := e.lease.current()
-	r.offerHeld(epoch)
 	r.queueClaims(p, epoch)
 	r.noteBacklog(c, held, refreshes)
 	r.wantSitemaps(c.Claimed, c.Now)
+	r.offerHeld(epoch) // after the claims: the lines fetched ahead know them
 	e.log.Debug("pass", "spider", e.cfg.Spider, "lines", c.Stats.Lines, "added", c.Stats.Added,
 		"recorded", c.Stats.Recorded, "claimed", c.Stats.Claimed, "due", c.Stats.Due, "lowered", c.Stats.Lowered,
 		"taken_back", c.Stats.TakenBack, "held", c.Stats.HeldSec, "to_fetch", r.sent)

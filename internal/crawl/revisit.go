@@ -124,8 +124,9 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // as well be newer than the change. A start page's links are its site's
 // navigation (navigation). A start page whose announcements turned over
 // whole since its last poll (change.TurnedOver) may have listed pages in
-// between that its poll missed: the run's log says so, once a run, with
-// the remedy.
+// between that its poll missed: the run's log says so, once a run for
+// each start page, with the remedy, if the poll came within twice the
+// shortest interval of the one before.
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
 	news := change.Announced(prev, pages)
@@ -133,8 +134,11 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	en := o.job.en
 	if en.Level == 0 {
 		e.navs.set(en.URL, rec.Links)
-		if change.TurnedOver(prev, pages) && e.navs.firstTurnover(en.URL) {
-			shortest, _, _ := e.cfg.Profile.Intervals()
+		// Only a poll that came about when due says something of
+		// shortest: not one after a restart or a pause.
+		shortest, _, _ := e.cfg.Profile.Intervals()
+		last := o.job.rec.LastOK
+		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) && e.navs.firstTurnover(en.URL) {
 			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll: pages it listed in between may be missed until a listing or the slow spider finds them",
 				en.URL, "shortest", shortest, "hint", "lower --shortest so that the start page is polled before its list turns over")
 		}

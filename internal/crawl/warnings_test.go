@@ -123,7 +123,7 @@ func TestTurnedOverWarned(t *testing.T) {
 	poll := func(latest ...string) {
 		v.site.set("/", 200, home(latest...))
 		v.crawl(t, time.Hour)
-		v.clock = v.clock.Add(2 * time.Hour)
+		v.clock = v.clock.Add(90 * time.Minute) // shortest is the window, 1h
 	}
 	poll("/a", "/b", "/c")
 	poll("/n", "/a", "/b") // scrolled by one
@@ -136,6 +136,12 @@ func TestTurnedOverWarned(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "lower --shortest") {
 		t.Errorf("the warning gives no remedy:\n%s", log.String())
+	}
+	// Not after a pause: the list turns over, but the poll came late.
+	v.clock = v.clock.Add(2 * time.Hour)
+	poll("/a", "/b", "/c")
+	if lines, _ := grouped(t, log.String(), msg); lines != 1 {
+		t.Errorf("warned after a poll that came late:\n%s", log.String())
 	}
 	// Once a run for each start page.
 	var n navigation
