@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +64,38 @@ func TestStatusSitemaps(t *testing.T) {
 	printSitemaps(&out, &Status{Sitemaps: got})
 	if !strings.Contains(out.String(), "b.example") || !strings.Contains(out.String(), "2 reads, 3 files, 15 URLs listed, 14 taken, 9 with a lastmod") {
 		t.Errorf("printed:\n%s", out.String())
+	}
+}
+
+// spider status lists the start pages each spider found turned over
+// between two polls, by page then spider, with the spider's shortest
+// interval and the remedy.
+func TestStatusTurnovers(t *testing.T) {
+	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	fast := crawl.Status{Profile: "fast", WindowSec: 3600, ShortestSec: 1800,
+		Turnovers: []crawl.Turnover{{URL: "http://b.example/", Polls: 3, Last: at}, {URL: "http://a.example/", Polls: 1, Last: at}}}
+	slow := crawl.Status{Profile: "slow", WindowSec: 86400, ShortestSec: 1800,
+		Turnovers: []crawl.Turnover{{URL: "http://a.example/", Polls: 2, Last: at.Add(time.Minute)}}}
+	st := &Status{}
+	st.Turnovers = append(turnoversOf("slow", &slow), turnoversOf("fast", &fast)...)
+	sortTurnovers(st.Turnovers)
+	var got []string
+	for _, tv := range st.Turnovers {
+		got = append(got, tv.URL+" "+tv.Spider)
+	}
+	if want := []string{"http://a.example/ fast", "http://a.example/ slow", "http://b.example/ fast"}; !slices.Equal(got, want) {
+		t.Fatalf("turnovers %q, want %q", got, want)
+	}
+	var out strings.Builder
+	printTurnovers(&out, st)
+	for _, want := range []string{"http://b.example/  3 polls by fast (shortest 30m0s), last 2026-11-21T12:00:00Z", "hint: lower --shortest"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("printed no %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	printTurnovers(&out, &Status{})
+	if out.Len() != 0 {
+		t.Errorf("printed for no turnover:\n%s", out.String())
 	}
 }

@@ -37,6 +37,7 @@ type Status struct {
 	Filtered        map[string]int        `json:"filtered"`               // reason -> distinct links the defences cut, summed over spiders
 	CappedPatterns  []crawl.CappedPattern `json:"capped_patterns"`        // URL patterns whose links are no longer taken
 	Sitemaps        []crawl.SitemapHost   `json:"sitemaps"`               // by host: what the spiders' sitemap reads found
+	Turnovers       []TurnoverStatus      `json:"turnovers"`              // start pages whose list turned over between two polls
 	Spiders         []list.SpiderStatus   `json:"spiders"`                // every spider that ran on the list
 	Files           FileSizes             `json:"files"`                  // bytes on disk of the list and the files beside it
 	StalledLock     *StalledLock          `json:"stalled_lock,omitempty"` // the list's lock, if one process has held it for long
@@ -111,7 +112,7 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 // collectStatus reads the status of list l, which messages call name.
 func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (*Status, error) {
 	var err error
-	st := &Status{List: name, At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}, Due: map[string]int{}}
+	st := &Status{List: name, At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}, Due: map[string]int{}, Turnovers: []TurnoverStatus{}}
 	if st.Spiders, err = l.Statuses(ctx); err != nil {
 		return nil, err
 	}
@@ -126,12 +127,14 @@ func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (
 		if json.Unmarshal(sp.Extra, &cs) == nil && cs.WindowSec > 0 {
 			due[sp.Spider] = claim.NewCounter(cs.ClaimProfile(), st.At)
 			published = append(published, cs)
+			st.Turnovers = append(st.Turnovers, turnoversOf(sp.Spider, &cs)...)
 		}
 	}
 	st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = mergeObservations(published, st.At.Add(-24*time.Hour))
 	st.ArchivedFrom = "spiders"
 	st.Filtered, st.CappedPatterns = mergeFiltered(published)
 	st.Sitemaps = mergeSitemaps(published)
+	sortTurnovers(st.Turnovers)
 	profiles, from, err := accountProfiles(published, cfg)
 	if err != nil {
 		return nil, err
@@ -305,6 +308,7 @@ func printStatus(w io.Writer, st *Status) error {
 	}
 	printFiltered(w, st)
 	printSitemaps(w, st)
+	printTurnovers(w, st)
 	printAccount(w, st.Account)
 	return nil
 }

@@ -191,6 +191,7 @@ func (r *run) status(now time.Time) []byte {
 	st.Fetched, st.Unchanged, st.Errors, st.Archived, st.Disallowed = s.Fetched, s.Unchanged, s.Errors, s.Archived, s.Disallowed
 	st.InFlight, st.ArchivedLastDay, st.SlowestHosts, st.FrequentErrors = len(r.inflight), arch, slow, errs
 	st.Filtered, st.CappedPatterns, st.Sitemaps = cut, capped, r.e.obs.sitemaps()
+	st.Turnovers = r.e.navs.turnovers()
 	b, _ := json.Marshal(st)
 	return b
 }

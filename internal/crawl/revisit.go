@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -126,7 +127,8 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // whole since its last poll (change.TurnedOver) may have listed pages in
 // between that its poll missed: the run's log says so, once a run for
 // each start page, with the remedy, if the poll came within twice the
-// shortest interval of the one before.
+// shortest interval of the one before; the spider's status counts such
+// polls (Status.Turnovers).
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
 	news := change.Announced(prev, pages)
@@ -138,7 +140,7 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		// shortest: not one after a restart or a pause.
 		shortest, _, _ := e.cfg.Profile.Intervals()
 		last := o.job.rec.LastOK
-		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) && e.navs.firstTurnover(en.URL) {
+		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) && e.navs.turnedOver(en.URL, now) {
 			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll: pages it listed in between may be missed until a listing or the slow spider finds them",
 				en.URL, "shortest", shortest, "hint", "lower --shortest so that the start page is polled before its list turns over")
 		}
@@ -236,26 +238,40 @@ func (l *listings) below(url string, level int) bool {
 // pages visited once: from its start page's links, when this spider visits
 // the start page (announce) or reads its history with a pass (records);
 // and the start pages whose list was seen to turn over between two polls,
-// which the run's log names once.
+// which the run's log names once and the spider's status counts.
 type navigation struct {
 	mu       sync.Mutex
 	byHost   map[string]change.Nav
-	turnover map[string]bool
+	turnover map[string]*Turnover
 }
 
-// firstTurnover notes that the list of the start page at url turned over
-// between two polls, and reports whether that is the first time this run.
-func (n *navigation) firstTurnover(url string) bool {
+// turnedOver notes that the list of the start page at url turned over
+// between two polls, the later at now, and reports whether that is the
+// first time this run.
+func (n *navigation) turnedOver(url string, now time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.turnover[url] {
+	if t := n.turnover[url]; t != nil {
+		t.Polls, t.Last = t.Polls+1, now
 		return false
 	}
 	if n.turnover == nil {
-		n.turnover = make(map[string]bool)
+		n.turnover = make(map[string]*Turnover)
 	}
-	n.turnover[url] = true
+	n.turnover[url] = &Turnover{URL: url, Polls: 1, Last: now}
 	return true
+}
+
+// turnovers returns what turnedOver noted, by URL.
+func (n *navigation) turnovers() []Turnover {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]Turnover, 0, len(n.turnover))
+	for _, t := range n.turnover {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b Turnover) int { return strings.Compare(a.URL, b.URL) })
+	return out
 }
 
 // set takes the links of the start page at url, as change.Links encoded

@@ -42,6 +42,19 @@ type Status struct {
 	CappedPatterns []CappedPattern `json:"capped_patterns,omitempty"`
 	// Since this spider started: its reads of each host's sitemaps.
 	Sitemaps []SitemapHost `json:"sitemaps,omitempty"`
+	// Since this spider started: the start pages whose latest links all
+	// changed between two of its polls within twice its shortest
+	// interval, so that pages listed in between may have been missed
+	// (revisit.go's announce); by URL.
+	Turnovers []Turnover `json:"turnovers,omitempty"`
+}
+
+// Turnover is a start page whose latest links all changed between two
+// polls: how many polls found it so, and the latest.
+type Turnover struct {
+	URL   string    `json:"url"`
+	Polls int       `json:"polls"`
+	Last  time.Time `json:"last"`
 }
 
 // profileStatus returns a Status carrying p, for ClaimProfile to give back.

@@ -1,13 +1,17 @@
 package crawl
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spider-mirror/spider/list"
 )
 
 var countAttr = regexp.MustCompile(` count=(\d+)`)
@@ -137,15 +141,29 @@ func TestTurnedOverWarned(t *testing.T) {
 	if !strings.Contains(log.String(), "lower --shortest") {
 		t.Errorf("the warning gives no remedy:\n%s", log.String())
 	}
+	// The spider's status counts it, for spider status.
+	sts, err := list.ReadStatuses(v.list.Path())
+	var st Status
+	if err != nil || len(sts) != 1 || json.Unmarshal(sts[0].Extra, &st) != nil {
+		t.Fatalf("published statuses %+v: %v", sts, err)
+	}
+	if len(st.Turnovers) != 1 || st.Turnovers[0].URL != v.base+"/" || st.Turnovers[0].Polls != 1 {
+		t.Errorf("published turnovers %+v, want the start page's, one poll", st.Turnovers)
+	}
 	// Not after a pause: the list turns over, but the poll came late.
 	v.clock = v.clock.Add(2 * time.Hour)
 	poll("/a", "/b", "/c")
 	if lines, _ := grouped(t, log.String(), msg); lines != 1 {
 		t.Errorf("warned after a poll that came late:\n%s", log.String())
 	}
-	// Once a run for each start page.
+	// Once a run for each start page; the status counts every poll.
 	var n navigation
-	if !n.firstTurnover("http://h/") || n.firstTurnover("http://h/") || !n.firstTurnover("http://g/") {
-		t.Error("firstTurnover: want true, false, then true for another start page")
+	at := v.clock
+	if !n.turnedOver("http://h/", at) || n.turnedOver("http://h/", at.Add(time.Minute)) || !n.turnedOver("http://g/", at) {
+		t.Error("turnedOver: want true, false, then true for another start page")
+	}
+	want := []Turnover{{URL: "http://g/", Polls: 1, Last: at}, {URL: "http://h/", Polls: 2, Last: at.Add(time.Minute)}}
+	if got := n.turnovers(); !slices.Equal(got, want) {
+		t.Errorf("turnovers %+v, want %+v", got, want)
 	}
 }

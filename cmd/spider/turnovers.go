@@ -1,0 +1,56 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/spider-mirror/spider/internal/crawl"
+)
+
+// TurnoverStatus is a start page whose latest links all changed between
+// two polls of one spider (crawl.Turnover), with the spider and its
+// shortest interval, the least time between its polls.
+type TurnoverStatus struct {
+	crawl.Turnover
+	Spider      string  `json:"spider"`
+	ShortestSec float64 `json:"shortest_s"`
+}
+
+// turnoversOf returns the turnovers spider published in cs.
+func turnoversOf(spider string, cs *crawl.Status) []TurnoverStatus {
+	shortest, _, _ := cs.ClaimProfile().Intervals()
+	var out []TurnoverStatus
+	for _, t := range cs.Turnovers {
+		out = append(out, TurnoverStatus{Turnover: t, Spider: spider, ShortestSec: shortest.Seconds()})
+	}
+	return out
+}
+
+// sortTurnovers orders ts by start page, then spider.
+func sortTurnovers(ts []TurnoverStatus) {
+	slices.SortFunc(ts, func(a, b TurnoverStatus) int {
+		return cmp.Or(cmp.Compare(a.URL, b.URL), cmp.Compare(a.Spider, b.Spider))
+	})
+}
+
+// printTurnovers writes spider status's lines on the start pages whose
+// list turned over between two polls, with the remedy.
+func printTurnovers(w io.Writer, st *Status) {
+	if len(st.Turnovers) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "start pages whose latest links all changed between two polls (since each spider started):")
+	for i, t := range st.Turnovers {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... (--json lists them all)\n")
+			break
+		}
+		shortest := time.Duration(t.ShortestSec * float64(time.Second))
+		fmt.Fprintf(w, "  %s  %d polls by %s (shortest %v), last %s\n", t.URL, t.Polls, t.Spider, shortest, t.Last.Format(time.RFC3339))
+	}
+	fmt.Fprintln(w, "  pages they listed in between may be missed until a listing or the slow spider finds them")
+	fmt.Fprintln(w, "  hint: lower --shortest so that a start page is polled before its list turns over")
+}
