@@ -163,19 +163,14 @@ func Known(visits []meta.Visit, prior time.Duration) bool {
 // 0.5 plus half an exponential draw (mean 1, at least 0.5). The draw is a
 // function of url and at, so the schedule is reproducible. A page that
 // changes more often than every floor (a home page, a "latest" list) is
-// due after its mean exactly, which the claim policy raises to the
-// profile's shortest interval (internal/claim): it is polled as often as
-// the user allows, and a jittered poll could come too late for what it
-// announces to still be listed; it changes at nearly every visit, so no
-// spread is needed to learn how often. Its due time keeps its mean, which
-// tells the policy how little a refresh of it buys: a copy of a page that
-// changes every 2 s is current for 2 s.
+// due at floor exactly: it is polled as often as the user allows, and a
+// jittered poll could come too late for what it announces to still be
+// listed; it changes at nearly every visit, so no spread is needed to
+// learn how often. The claim policy bounds the result by the profile's
+// windows (internal/claim).
 func Next(url string, at time.Time, visits []meta.Visit, prior, floor time.Duration) time.Time {
-	mean := Interval(visits, prior)
-	if mean <= floor {
-		return at.Add(mean)
-	}
-	return at.Add(floor + time.Duration(float64(mean-floor)*Jitter(url, at)))
+	above := max(Interval(visits, prior)-floor, 0)
+	return at.Add(floor + time.Duration(float64(above)*Jitter(url, at)))
 }
 
 // Jitter returns 0.5 + E/2, E exponential with mean 1, drawn from url and at.

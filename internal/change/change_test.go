@@ -99,7 +99,7 @@ func TestIntervalAndNext(t *testing.T) {
 }
 
 // Next spreads the part of the mean interval beyond the floor, and keeps
-// a page that changes more often than the floor at its mean exactly.
+// a page that changes more often than the floor at the floor exactly.
 func TestNext(t *testing.T) {
 	at := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	const u = "http://h/a"
@@ -118,8 +118,8 @@ func TestNext(t *testing.T) {
 		{"unchanged over two days, no floor", never, time.Hour, 0, time.Duration(float64(4*24*time.Hour) * j)},
 		{"unchanged over two days, the part over the floor jittered", never, time.Hour, time.Hour,
 			time.Hour + time.Duration(float64(4*24*time.Hour-time.Hour)*j)},
-		{"changes every visit a minute apart: its mean, unjittered", always, time.Hour, 30 * time.Minute, Interval(always, time.Hour)},
-		{"the prior below the floor: the prior", nil, time.Minute, 30 * time.Minute, time.Minute},
+		{"changes every visit a minute apart: the floor", always, time.Hour, 30 * time.Minute, 30 * time.Minute},
+		{"the prior below the floor: the floor", nil, time.Minute, 30 * time.Minute, 30 * time.Minute},
 	} {
 		if got := Next(u, at, tc.visits, tc.prior, tc.floor).Sub(at); got != tc.want {
 			t.Errorf("%s: due after %v, want %v", tc.name, got, tc.want)

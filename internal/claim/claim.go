@@ -42,10 +42,9 @@
 // revisit interval (lowest level, then longest waiting),
 // then the copies older than the stale bound (oldest first), then the
 // other refreshes due at their revisit interval, then the early ones;
-// each kind of refresh by the freshness it buys (worth: the chance the
-// page changed since its copy, times how long the new copy is expected to
-// stay current, up to Shortest; a page that changes faster than Shortest
-// buys little), then the lowest level and the oldest copy;
+// each kind of refresh by the chance the page changed since its copy (its
+// age over the model's mean time between changes, unclamped: the expected
+// freshness a request buys), then the lowest level and the oldest copy;
 // the list breaks remaining ties by line order, which is the order of
 // discovery. A first visit goes before a stale copy because it makes a
 // page current for sure where a refresh may find the copy unchanged: when
@@ -55,7 +54,6 @@
 package claim
 
 import (
-	"math"
 	"path"
 	"strings"
 	"time"
@@ -300,31 +298,19 @@ func (b *bounds) class(e *list.Entry) int {
 // their level: the stale bound's classes.
 func byAge(class int) bool { return class == classWaited || class == classStale }
 
-// worth is the freshness a refresh buys, in seconds: the chance the page
-// changed since its copy, 1−e^(−age/mean), times how long a new copy is
-// then expected to stay current within the shortest interval, the soonest
-// the profile looks again: mean·(1−e^(−shortest/mean)). The mean is the
-// model's own mean time between changes (its due time less its copy's
-// time: internal/change keeps it there even when it is under shortest),
-// not the revisit interval the profile clamps it to; a line without a
-// model counts its window as its mean, a hinted one its shortest. Where
-// the mean is long beside shortest the second factor is nearly shortest,
-// and the order is the chance's: two copies due at the same Longest are
-// told apart, the page the model expects to change within the window
-// before the one it expects to change once a month. A page that changes
-// more often than shortest (a listing that every new post shifts) is
-// current for about its mean after a refresh, so its refresh yields to
-// pages that would stay current longer: polling pages that change faster
-// than they can be kept buys little freshness (Cho and Garcia-Molina,
-// "Effective page refresh policies for web crawlers", 2003).
-func (b *bounds) worth(e *list.Entry) float64 {
+// odds is how likely the page changed since its copy: the copy's age over
+// the model's own mean time between changes (monotone in the chance
+// 1−e^(−age/mean)), not over the revisit interval the profile clamps it
+// to. Two copies due at the same Longest are then told apart: the page
+// the model expects to change within the window comes before the one it
+// expects to change once a month. A line without a model counts its
+// window as its mean, a hinted one its shortest.
+func (b *bounds) odds(e *list.Entry) float64 {
 	mean := b.interval(e)
 	if e.Due.After(e.Modified) && !e.Modified.IsZero() {
-		mean = e.Due.Sub(e.Modified)
+		mean = max(e.Due.Sub(e.Modified), b.shortest)
 	}
-	m := mean.Seconds()
-	changed := -math.Expm1(-b.now.Sub(e.Modified).Seconds() / m)
-	return changed * m * -math.Expm1(-b.shortest.Seconds()/m)
+	return float64(b.now.Sub(e.Modified)) / float64(mean)
 }
 
 func (b *bounds) less(a, c *list.Entry) bool {
@@ -333,8 +319,8 @@ func (b *bounds) less(a, c *list.Entry) bool {
 		return ka < kc
 	}
 	if ka == classRefresh || ka == classEarly {
-		if wa, wc := b.worth(a), b.worth(c); wa != wc {
-			return wa > wc
+		if oa, oc := b.odds(a), b.odds(c); oa != oc {
+			return oa > oc
 		}
 	}
 	if !byAge(ka) && a.Level != c.Level {

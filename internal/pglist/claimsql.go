@@ -50,8 +50,8 @@ type claimSpec struct {
 // unclaimed lines with exactly claim's rule for being due (claim.Due). For
 // the waited, new and stale classes "first" is claim's own order, each
 // query scanning an index in that order. A refresh's urgency in claim is its
-// worth (from its copy's age and the model's mean time between changes),
-// which depends on the clock and so cannot be indexed; its stand-in is the time the
+// odds (its copy's age over the model's mean time between changes), which
+// depends on the clock and so cannot be indexed; its stand-in is the time the
 // line became due by its kind: a window after its copy without a model,
 // its model's due time (clamped below by shortest), a longest after its
 // copy. Each refresh query scans its index per level (the level limit and

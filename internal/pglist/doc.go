@@ -110,11 +110,10 @@
 // Each query selects exactly the lines claim.Due finds due (tested on
 // random lists against claim itself). Classes 1 to 3 come in claim's own
 // order, straight from their index. A refresh's urgency in claim is its
-// worth, the freshness it buys, from the copy's age and the model's mean,
-// which depends on the profile and the clock and so cannot be indexed: its
-// indexable stand-in is the time the line became due (the earliest
-// first), per level, and the Picker's Less then orders the candidates by
-// worth. Queries run tier by tier and
+// odds, the copy's age over its interval, which depends on the profile and
+// the clock and so cannot be indexed: its indexable stand-in is the time
+// the line became due (the earliest first), per level, and the Picker's
+// Less then orders the candidates by odds. Queries run tier by tier and
 // stop at the tier that fills the batch. The chosen lines are locked FOR
 // UPDATE SKIP LOCKED (a line another pass is changing is skipped, not
 // waited for), checked with Due again, and claimed. If the Picker vetoes
