@@ -49,7 +49,11 @@ func printTurnovers(w io.Writer, st *Status) {
 			break
 		}
 		shortest := time.Duration(t.ShortestSec * float64(time.Second))
-		fmt.Fprintf(w, "  %s  %d polls by %s (shortest %v), last %s\n", t.URL, t.Polls, t.Spider, shortest, t.Last.Format(time.RFC3339))
+		polls := "polls"
+		if t.Polls == 1 {
+			polls = "poll"
+		}
+		fmt.Fprintf(w, "  %s  %d %s by %s (shortest %v), last %s\n", t.URL, t.Polls, polls, t.Spider, shortest, t.Last.Format(time.RFC3339))
 	}
 	fmt.Fprintln(w, "  pages they listed in between may be missed until a listing or the slow spider finds them")
 	fmt.Fprintln(w, "  hint: lower --shortest so that a start page is polled before its list turns over")
