@@ -746,7 +746,7 @@ func TestPassDueForFirstVisitLinks(t *testing.T) {
 	if at := r.wakeAt(now); !at.Equal(now.Add(time.Second)) {
 		t.Errorf("wakeAt %v, want the end of the spacing", at)
 	}
-	r.firstNews = false // a refresh's links: the pass waits for the claim in flight
+	r.news = false // a refresh's links: the pass waits for the claim in flight
 	if r.passDue(now.Add(time.Second)) {
 		t.Fatal("pass due with a refresh's result and a claim in flight")
 	}
@@ -769,12 +769,46 @@ func TestPassDueForFirstVisitCopy(t *testing.T) {
 	if !r.passDue(now.Add(time.Second)) {
 		t.Fatal("pass not due after its spacing with a first visit's copy waiting and a claim in flight")
 	}
-	r.firstNews = false
+	r.news = false
 	refresh := &outcome{job: job{en: list.Entry{URL: "http://h/j.png", Level: 3, Modified: now.Add(-time.Hour)}},
 		res: list.Result{URL: "http://h/j.png", State: list.Downloaded, File: "h/j.png", Modified: now}}
 	r.committed(committed{outs: []*outcome{refresh}})
 	if r.passDue(now.Add(time.Second)) {
 		t.Fatal("pass due with a refresh's copy and a claim in flight")
+	}
+}
+
+// A refresh of a hub that announced pages or guessed listings is recorded
+// once the spacing is over too: until its pass no spider knows of them.
+// A refresh whose links are no news waits for the claims in flight.
+func TestPassDueForAnnouncement(t *testing.T) {
+	now := time.Now()
+	hub := list.Entry{URL: "http://h/", Level: 0, Modified: now.Add(-time.Minute)}
+	for _, c := range []struct {
+		name    string
+		adds    []list.Add
+		guesses []list.Add
+		due     bool
+	}{
+		{"announced", []list.Add{{URL: "http://h/new", Level: 1, Hint: now}, {URL: "http://h/old", Level: 1}}, nil, true},
+		{"guessed", []list.Add{{URL: "http://h/old", Level: 1}}, []list.Add{{URL: "http://h/list", Level: 1, Hint: now}}, true},
+		{"no news", []list.Add{{URL: "http://h/old", Level: 1}}, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := testRun(t)
+			r.jobs.ahead.set(false)
+			r.lastPass, r.spacing = now, time.Second // shorter than the flush interval
+			r.inflight["http://h/"], r.inflight["http://h/slow"] = claimedLine{}, claimedLine{}
+			o := &outcome{job: job{en: hub}, res: list.Result{URL: hub.URL, State: list.Downloaded}, adds: c.adds, guesses: c.guesses}
+			r.jobs.found(o, -1, 0)
+			r.committed(committed{outs: []*outcome{o}})
+			if got := r.passDue(now.Add(time.Second)); got != c.due {
+				t.Errorf("pass due after its spacing with a claim in flight: %v, want %v", got, c.due)
+			}
+			if r.passDue(now) {
+				t.Error("pass due before its spacing")
+			}
+		})
 	}
 }
 

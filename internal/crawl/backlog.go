@@ -33,7 +33,7 @@ func (r *run) noteBacklog(c *list.Cycle, held bool, refreshes int) {
 		// The next pass hands those back and claims the pages in their
 		// room (handBackRefreshes): at once, not when the batch is
 		// fetched, seconds later at a polite pace.
-		r.firstNews = true
+		r.news = true
 	}
 }
 

@@ -26,14 +26,15 @@ type outcome struct {
 	guesses []list.Add
 	// linked says adds held links when the worker handed them over
 	// (jobs.found, which empties adds): a first visit's links make a pass
-	// due sooner (passDue).
-	linked bool
-	rec    *meta.Record // the line's history after the fetch; nil = none to store
-	copy   *pageCopy
-	epoch  int64   // of the claim the result is recorded under
-	count  Summary // what the fetch adds to the totals once taken
-	gone   bool    // the page was found gone just now: news once taken
-	take   bool    // the loop takes it on receipt (jobs.found)
+	// due sooner (passDue). news says they held an announcement or a
+	// guess, which make it due sooner too.
+	linked, news bool
+	rec          *meta.Record // the line's history after the fetch; nil = none to store
+	copy         *pageCopy
+	epoch        int64   // of the claim the result is recorded under
+	count        Summary // what the fetch adds to the totals once taken
+	gone         bool    // the page was found gone just now: news once taken
+	take         bool    // the loop takes it on receipt (jobs.found)
 }
 
 // size returns the bytes of the copy o holds in memory.

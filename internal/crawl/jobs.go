@@ -127,7 +127,8 @@ func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	}
 	q.register(o.job.en, o.adds, maxLevel, epoch, mode)
 	q.guesses = append(q.guesses, o.guesses...)
-	o.linked, o.adds, o.guesses = len(o.adds) > 0, nil, nil
+	o.linked, o.news = len(o.adds) > 0, len(o.guesses) > 0 || slices.ContainsFunc(o.adds, func(a list.Add) bool { return !a.Hint.IsZero() })
+	o.adds, o.guesses = nil, nil
 	if !o.job.ahead {
 		return true
 	}

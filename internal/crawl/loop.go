@@ -50,7 +50,7 @@ type run struct {
 	idleUntil        time.Time     // nothing to do: the next pass waits until then
 	elsewhere        [2]int        // at the last idle pass: lines never visited that other spiders hold, and the list's lines
 	backlog          bool          // pages never visited wait, or this spider fetches some: claim.Picker.Backlog
-	firstNews        bool          // a first visit's links or copy, or pages never visited, wait for the next pass: see passDue
+	news             bool          // a first visit's links or copy, an announcement, or pages never visited wait for the next pass: see passDue
 	stopping         bool          // no more claims
 	over             bool          // the loop ends once no pass is under way
 	err              error
@@ -248,8 +248,8 @@ func (r *run) committed(c committed) {
 		res := o.res
 		res.ForHint = o.job.en.Hinted() // a hint that came while it was out stays
 		r.results = append(r.results, res)
-		if o.job.en.Modified.IsZero() && (o.linked || o.res.File != "") {
-			r.firstNews = true // see passDue
+		if o.news || o.job.en.Modified.IsZero() && (o.linked || o.res.File != "") {
+			r.news = true // see passDue
 		}
 		if o.rec != nil {
 			r.history = append(r.history, *o.rec)

@@ -54,8 +54,11 @@ func (r *run) passDue(now time.Time) bool {
 		// has none (to the other spiders, status, a restart), and a
 		// paced spider's batch may take many seconds to finish. So do
 		// pages never visited that a full batch kept a pass from
-		// claiming (afterPass).
-		if r.firstNews && now.Sub(r.lastPass) >= r.spacing {
+		// claiming (afterPass). So do a hub's announcements and guesses
+		// (announce): until their pass no spider knows of them, and an
+		// announced page is promised within a fast window, which the
+		// flush interval (up to 10 s) may be a good part of.
+		if r.news && now.Sub(r.lastPass) >= r.spacing {
 			return true
 		}
 		// Lines fetched ahead before it went off still wait for a claim.
@@ -78,7 +81,7 @@ func (r *run) wakeAt(now time.Time) time.Time {
 		return r.idleUntil
 	}
 	var at time.Time
-	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); (q.ahead && q.queued > 0 || !q.ahead && r.firstNews) && spaced.After(now) {
+	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); (q.ahead && q.queued > 0 || !q.ahead && r.news) && spaced.After(now) {
 		at = spaced
 	}
 	if len(r.results) > 0 {
@@ -100,7 +103,7 @@ func (r *run) startPass() {
 	c.Add = append(c.Add, again...)
 	r.hist.add(r.history, r.workersIdle())
 	r.history = nil
-	r.passing, r.idleUntil, r.firstNews = true, time.Time{}, false
+	r.passing, r.idleUntil, r.news = true, time.Time{}, false
 	e := r.e
 	go func() { r.passDone <- e.runPass(r.ctx, r.hist, c, carried) }()
 }
