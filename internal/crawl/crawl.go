@@ -184,7 +184,7 @@ type Engine struct {
 	storage *storage       // the back-off while the mirror cannot be written (storage.go)
 	index   *changeLog     // news for the mirror's index (changes.go)
 	navs    *navigation    // each host's navigation, for the prior of pages visited once (revisit.go)
-	lists   *listings      // the pages whose links changed at their latest visit (revisit.go)
+	lists   *listings      // the pages whose links changed at one of their latest visits (revisit.go)
 	linkers *inlinks.Index // which parsed pages link which, for deletions (revisit.go)
 }
 

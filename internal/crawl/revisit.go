@@ -149,7 +149,7 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	if moved {
 		e.lists.note(en.URL, en.Level)
 	} else {
-		e.lists.forget(en.URL)
+		e.lists.unchanged(en.URL)
 	}
 	if len(news) == 0 && !moved {
 		return
@@ -187,51 +187,72 @@ func (e *Engine) guessLinkers(o *outcome, ls []inlinks.Linker, now time.Time) {
 // models.
 const maxListings = 4096
 
-// listings are the pages whose links changed at this spider's latest
-// visit (announce), by URL, with their level: the listings where a site's
-// changes land. Changes travel down them: a new article changes the home
-// page, the front pages of its section and of the archive, and the pages
-// of each that list it. So when a listing's links change, the deeper
-// listings it links are hinted (the next pass claims them at once), as
-// wget's loop sweeps a site again when its start page changed, but asking
-// only for the listings, each at most once per change of a page above it
-// that links it. Only deeper ones: the navigation links every listing
-// back to the start page, which would otherwise be hinted by each
-// listing its own change had hinted. A listing whose links did not change
-// at its visit stops the chain. The set is kept in memory: a spider that
-// restarts learns it again as it visits.
+// listings are the pages whose links changed at one of this spider's
+// latest visits (announce), by URL, with their level: the listings where
+// a site's changes land. Changes travel down them: a new article changes
+// the home page, the front pages of its section and of the archive, and
+// the pages of each that list it. So when a listing's links change, the
+// deeper listings it links are hinted (the next pass claims them at
+// once), as wget's loop sweeps a site again when its start page changed,
+// but asking only for the listings, each at most once per change of a
+// page above it that links it. Only deeper ones: the navigation links
+// every listing back to the start page, which would otherwise be hinted
+// by each listing its own change had hinted. A page stays a listing until
+// listingMemory visits in a row found its links unchanged: the front page
+// of one section of several changes only with the articles of its
+// section, so a visit that found it unchanged says little of the next
+// change above it. A page whose links stayed the same that long stops
+// the chain. The set is kept in memory: a spider that restarts learns it
+// again as it visits.
 type listings struct {
-	mu     sync.Mutex
-	levels map[string]int
+	mu    sync.Mutex
+	pages map[string]listing
 }
+
+// listing is what listings keeps of a page: its level, and how many
+// visits in a row found its links unchanged since they last changed.
+type listing struct{ level, quiet int }
+
+// listingMemory is how many visits in a row must find a listing's links
+// unchanged before it is no listing any more: a section's front page on
+// a site of up to about as many sections changes at one of them.
+const listingMemory = 8
 
 // note notes that the links of the page at url, at level, changed at its
 // latest visit.
 func (l *listings) note(url string, level int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.levels == nil {
-		l.levels = make(map[string]int)
+	if l.pages == nil {
+		l.pages = make(map[string]listing)
 	}
-	if _, ok := l.levels[url]; ok || len(l.levels) < maxListings {
-		l.levels[url] = level
+	if _, ok := l.pages[url]; ok || len(l.pages) < maxListings {
+		l.pages[url] = listing{level: level}
 	}
 }
 
-// forget notes that the links of the page at url did not change at its
+// unchanged notes that the links of the page at url did not change at its
 // latest visit.
-func (l *listings) forget(url string) {
+func (l *listings) unchanged(url string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.levels, url)
+	p, ok := l.pages[url]
+	switch {
+	case !ok:
+	case p.quiet+1 >= listingMemory:
+		delete(l.pages, url)
+	default:
+		p.quiet++
+		l.pages[url] = p
+	}
 }
 
 // below reports whether the page at url is a listing deeper than level.
 func (l *listings) below(url string, level int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lv, ok := l.levels[url]
-	return ok && lv > level
+	p, ok := l.pages[url]
+	return ok && p.level > level
 }
 
 // navigation holds each host's navigation (change.Nav), for the prior of

@@ -86,10 +86,11 @@ func TestHubAnnouncesBump(t *testing.T) {
 }
 
 // A change travels down the listings: when a page's links change, the
-// deeper pages it links whose own links changed at their latest visit are
-// hinted with what it announces, as guesses (marked "~" here), not news;
-// a page whose links did not change at its latest visit is not, nor a
-// listing above it, nor the page itself. A hint is in whole seconds, as
+// deeper pages it links whose own links changed at one of their latest
+// visits are hinted with what it announces, as guesses (marked "~" here),
+// not news; a page whose links never changed is not, nor one whose links
+// stayed the same at its last listingMemory visits, nor a listing above
+// it, nor the page itself. A hint is in whole seconds, as
 // the list's times.
 func TestListingsHintListings(t *testing.T) {
 	e := &Engine{navs: &navigation{}, lists: &listings{}}
@@ -141,19 +142,25 @@ func TestListingsHintListings(t *testing.T) {
 		{"home, its links as before", "/", 0, []string{"/s/", "/t/", "/a2", "/a1"}, nil},
 		{"s, linking itself: not itself", "/s/", 1, []string{"/s/", "/", "/a4", "/a3", "/a2", "/a1"}, []string{"/a4"}},
 		{"s, its links as before: it hints nothing", "/s/", 1, []string{"/s/", "/", "/a4", "/a3", "/a2", "/a1"}, nil},
-		{"home announces another: s is no listing now", "/", 0, []string{"/s/", "/t/", "/a5", "/a2", "/a1"}, []string{"/a5"}},
+		{"home announces another: s, the same at one visit, is still a listing", "/", 0, []string{"/s/", "/t/", "/a5", "/a2", "/a1"}, []string{"/a5", "~/s/"}},
 	}
 	for _, st := range steps {
 		if got := visit(st.url, st.level, st.pages...); !slices.Equal(got, st.want) {
 			t.Errorf("%s: hinted %v, want %v", st.name, got, st.want)
 		}
 	}
+	for range listingMemory - 1 {
+		visit("/s/", 1, "/s/", "/", "/a4", "/a3", "/a2", "/a1")
+	}
+	if got := visit("/", 0, "/s/", "/t/", "/a6", "/a2", "/a1"); !slices.Equal(got, []string{"/a6"}) {
+		t.Errorf("home announces another after s's links stayed the same at %d visits: hinted %v, want [/a6]", listingMemory, got)
+	}
 }
 
 // A listing whose copy a revisit found current (answered 304, or the same
-// body again) has its links as before: it is no listing any more, so the
-// next change of a page above it does not hint it again.
-func TestCurrentCopyEndsListing(t *testing.T) {
+// body again) has its links as before: the visit counts as one that found
+// them unchanged (listingMemory of those in a row end a listing).
+func TestCurrentCopyCountsUnchanged(t *testing.T) {
 	for _, tc := range []struct {
 		name, etag string
 		notMod     int // 304 answers
@@ -180,8 +187,8 @@ func TestCurrentCopyEndsListing(t *testing.T) {
 			if got := v.site.notMod["/s/"]; got != tc.notMod {
 				t.Errorf("%d answers 304, want %d", got, tc.notMod)
 			}
-			if e.lists.below(u, 0) {
-				t.Error("still a listing after a visit that found its copy current")
+			if got := e.lists.pages[u]; got != (listing{level: 1, quiet: 1}) {
+				t.Errorf("after a visit that found its copy current: %+v, want level 1 with one visit unchanged", got)
 			}
 		})
 	}

@@ -283,12 +283,12 @@ func (e *Engine) keep(o *outcome, resp *fetch.Response, file, sum string, now ti
 
 // current records a visit of o's line that found its copy, file, current
 // (o.rec says how: a 304, a redirect to the same page, the same body):
-// its time advances, the file stays, the page is no listing any more (its
-// links are as before), and the links held back last time are offered
-// again (held.go).
+// its time advances, the file stays, its links count as unchanged for
+// listings (they are as before), and the links held back last time are
+// offered again (held.go).
 func (e *Engine) current(o *outcome, file string, now time.Time) {
 	e.revisit(o, o.rec, false, nil, now)
-	e.lists.forget(o.job.en.URL)
+	e.lists.unchanged(o.job.en.URL)
 	e.retakeHeld(o)
 	e.polite.retry.ok(o.job.en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
