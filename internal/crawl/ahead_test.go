@@ -808,6 +808,9 @@ func TestPassDueForAnnouncement(t *testing.T) {
 			if r.passDue(now) {
 				t.Error("pass due before its spacing")
 			}
+			if at := r.wakeAt(now); c.due && !at.Equal(now.Add(time.Second)) {
+				t.Errorf("wakeAt %v, want the end of the spacing", at)
+			}
 		})
 	}
 }

@@ -22,12 +22,14 @@ type outcome struct {
 	res  list.Result
 	adds []list.Add // links found, at the level of the page as fetched
 	// guesses hint the listings a hub's change may have changed too
-	// (announce): guesses, not news, so they are no announcement.
+	// (announce), and the pages that linked a page gone (guessLinkers):
+	// guesses, which the history does not take for announcements.
 	guesses []list.Add
 	// linked says adds held links when the worker handed them over
-	// (jobs.found, which empties adds): a first visit's links make a pass
-	// due sooner (passDue). news says they held an announcement or a
-	// guess, which make it due sooner too.
+	// (jobs.found, which empties adds and guesses): a first visit's links
+	// make a pass due sooner (passDue). news says an add carried a hint
+	// (an announcement) or there were guesses, for the other spiders to
+	// hear of soon: they make it due sooner too.
 	linked, news bool
 	rec          *meta.Record // the line's history after the fetch; nil = none to store
 	copy         *pageCopy

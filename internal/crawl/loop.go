@@ -50,7 +50,7 @@ type run struct {
 	idleUntil        time.Time     // nothing to do: the next pass waits until then
 	elsewhere        [2]int        // at the last idle pass: lines never visited that other spiders hold, and the list's lines
 	backlog          bool          // pages never visited wait, or this spider fetches some: claim.Picker.Backlog
-	news             bool          // a first visit's links or copy, an announcement, or pages never visited wait for the next pass: see passDue
+	news             bool          // a first visit's links or copy, a hint or a guess, or pages never visited wait for the next pass: see passDue
 	stopping         bool          // no more claims
 	over             bool          // the loop ends once no pass is under way
 	err              error

@@ -27,10 +27,11 @@ type passResult struct {
 // runs at once; an idle spider's pass waits for idleUntil. Otherwise: once
 // nothing at all is left (only a pass can tell whether the crawl is over);
 // with results to record, once every claimed line has finished and been
-// committed, or the flush interval has passed; and while fetching ahead,
-// once the spacing has passed or the workers have nothing left to fetch,
-// if results wait to be recorded or lines fetched ahead wait for their
-// claim.
+// committed, or the flush interval has passed, or, once the spacing has
+// passed, if a first visit's links or copy, a hint or a guess waits
+// (news); and while fetching ahead, once the spacing has passed or the
+// workers have nothing left to fetch, if results wait to be recorded or
+// lines fetched ahead wait for their claim.
 func (r *run) passDue(now time.Time) bool {
 	if r.first {
 		return true
@@ -55,9 +56,11 @@ func (r *run) passDue(now time.Time) bool {
 		// paced spider's batch may take many seconds to finish. So do
 		// pages never visited that a full batch kept a pass from
 		// claiming (afterPass). So do a hub's announcements and guesses
-		// (announce): until their pass no spider knows of them, and an
-		// announced page is promised within a fast window, which the
-		// flush interval (up to 10 s) may be a good part of.
+		// (announce), and the guesses of a page found gone or that
+		// dropped links (guessLinkers): until their pass no spider
+		// knows of them, and an announced page is promised within a
+		// fast window, which the flush interval (up to 10 s) may be a
+		// good part of.
 		if r.news && now.Sub(r.lastPass) >= r.spacing {
 			return true
 		}
@@ -73,8 +76,8 @@ func (r *run) passDue(now time.Time) bool {
 }
 
 // wakeAt returns when passDue may become true with no other event: the end
-// of an idle wait, of the spacing (if still ahead), or of the flush
-// interval; zero if no such time. Once the spacing is over, only an event
+// of an idle wait, of the spacing (if still ahead, or if news waits), or
+// of the flush interval; zero if no such time. Once the spacing is over, only an event
 // can make a pass due.
 func (r *run) wakeAt(now time.Time) time.Time {
 	if !r.idleUntil.IsZero() {

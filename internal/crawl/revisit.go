@@ -214,8 +214,10 @@ type listings struct {
 type listing struct{ level, quiet int }
 
 // listingMemory is how many visits in a row must find a listing's links
-// unchanged before it is no listing any more: a section's front page on
-// a site of up to about as many sections changes at one of them.
+// unchanged before it is no listing any more. A section's front page
+// changes at about one visit in as many as the site has sections: of
+// four, one in four, and eight visits in a row find it unchanged one
+// time in ten.
 const listingMemory = 8
 
 // note notes that the links of the page at url, at level, changed at its
