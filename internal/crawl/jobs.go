@@ -127,13 +127,16 @@ func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	}
 	q.register(o.job.en, o.adds, maxLevel, epoch, mode)
 	q.guesses = append(q.guesses, o.guesses...)
-	o.linked, o.news = len(o.adds) > 0, len(o.guesses) > 0 || slices.ContainsFunc(o.adds, func(a list.Add) bool { return !a.Hint.IsZero() })
+	o.linked, o.news = len(o.adds) > 0, len(o.guesses) > 0 || slices.ContainsFunc(o.adds, hinted)
 	o.adds, o.guesses = nil, nil
 	if !o.job.ahead {
 		return true
 	}
 	return q.ahead.done(o) != nil
 }
+
+// hinted reports whether a carries a hint: a hub announced its page.
+func hinted(a list.Add) bool { return !a.Hint.IsZero() }
 
 // offer registers links of the page of from taken outside a fetch (the
 // links the budget held back earlier in the run, held.go), as found does.

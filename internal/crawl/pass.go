@@ -77,8 +77,8 @@ func (r *run) passDue(now time.Time) bool {
 
 // wakeAt returns when passDue may become true with no other event: the end
 // of an idle wait, of the spacing (if still ahead, or if news waits), or
-// of the flush interval; zero if no such time. Once the spacing is over, only an event
-// can make a pass due.
+// of the flush interval; zero if no such time. Once the spacing is over,
+// only an event can make a pass due.
 func (r *run) wakeAt(now time.Time) time.Time {
 	if !r.idleUntil.IsZero() {
 		return r.idleUntil
