@@ -2,6 +2,7 @@ package pglist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -45,7 +46,7 @@ func (s *Store) LockSpider(ctx context.Context, id string) (*SpiderLock, error) 
 	}
 	s.spiders[id] = l // a pass meanwhile finds it without a session: ErrNotLocked
 	s.mu.Unlock()
-	if err := l.connect(ctx); err != nil {
+	if err := l.connect(ctx, 0); err != nil {
 		s.forget(l)
 		return nil, err
 	}
@@ -53,8 +54,10 @@ func (s *Store) LockSpider(ctx context.Context, id string) (*SpiderLock, error) 
 }
 
 // connect opens a session, takes the spider's advisory lock in it and
-// starts a new epoch. The caller holds l.mu or owns l alone.
-func (l *SpiderLock) connect(ctx context.Context) error {
+// starts a new epoch. lost is the server process of the spider's session
+// before, if it lost that session; 0 if none. The caller holds l.mu or
+// owns l alone.
+func (l *SpiderLock) connect(ctx context.Context, lost uint32) error {
 	conn, err := pgx.ConnectConfig(ctx, l.s.lockCfg)
 	if err != nil {
 		return fmt.Errorf("pglist: connect: %w", err)
@@ -66,6 +69,9 @@ func (l *SpiderLock) connect(ctx context.Context) error {
 	if err == nil {
 		l.key = l.s.ns<<32 | num
 		err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, l.key).Scan(&got)
+	}
+	if err == nil && !got && lost != 0 {
+		got, err = l.takeOver(ctx, conn, lost)
 	}
 	if err == nil && !got {
 		err = list.ErrRunning
@@ -85,25 +91,62 @@ func (l *SpiderLock) connect(ctx context.Context) error {
 	return nil
 }
 
+// takeOver takes the spider's lock in conn from lost, the server process
+// of the spider's session before, if that process still holds it: the
+// server ends a session whose client hung up only once it notices (at
+// once when idle, after its query when busy, after the TCP keepalive when
+// the network failed), and until then the spider would be refused as
+// running elsewhere. It ends that process, waiting up to 10 s for it to
+// be gone with its locks, and tries the lock again. It reports false if
+// another process holds the lock.
+func (l *SpiderLock) takeOver(ctx context.Context, conn *pgx.Conn, lost uint32) (bool, error) {
+	var holder uint32
+	err := conn.QueryRow(ctx, `SELECT k.pid FROM pg_locks k
+		WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
+			AND k.classid::bigint = $1 AND k.objid::bigint = $2
+			AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+		l.key>>32, l.key&0xffffffff).Scan(&holder)
+	if errors.Is(err, pgx.ErrNoRows) { // released meanwhile
+		err = nil
+	} else if err != nil || holder != lost {
+		return false, err
+	}
+	if holder != 0 {
+		var gone bool
+		if err := conn.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, int64(holder)).Scan(&gone); err != nil || !gone {
+			return false, err
+		}
+	}
+	var got bool
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, l.key).Scan(&got)
+	return got, err
+}
+
 // session returns the epoch of the spider's live session. If the session
 // was lost (the server restarted, the network failed), it opens a new one
 // with a new epoch: claims of the old session are void (see the package
 // doc); if another process took the spider's lock meanwhile it returns
-// list.ErrRunning.
+// list.ErrRunning. The check is not cut short by ctx: a cancelled query
+// closes its connection, and the session with it, so a spider told to
+// stop during the check would lose its claims' results at its last pass.
 func (l *SpiderLock) session(ctx context.Context) (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {
 		return 0, ErrNotLocked
 	}
-	if err := l.conn.Ping(ctx); err == nil {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	err := l.conn.Ping(pctx)
+	cancel()
+	if err == nil {
 		return l.epoch, nil
 	} else if ctx.Err() != nil {
-		return 0, err
+		return 0, ctx.Err()
 	}
+	lost := l.conn.PgConn().PID()
 	l.conn.Close(context.WithoutCancel(ctx))
 	l.conn = nil
-	if err := l.connect(ctx); err != nil {
+	if err := l.connect(ctx, lost); err != nil {
 		l.s.forget(l)
 		return 0, fmt.Errorf("pglist: spider %s lost its session: %w", l.id, err)
 	}

@@ -153,6 +153,60 @@ func TestLostSessionVoidsClaims(t *testing.T) {
 	}
 }
 
+// A spider whose client side of its session failed while the server
+// process still runs (busy with a query, or not yet aware the network
+// failed) still holds the spider's lock there. At its next pass the
+// spider ends that process and takes the lock in a new session; it is not
+// refused as running elsewhere.
+func TestLostSessionTakesOverItsLock(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, dsn, testSchema(t, dsn))
+	l := lock(t, s, "a")
+	ctx := context.Background()
+	old, pid := l.epoch, l.conn.PgConn().PID()
+	done := make(chan error, 1)
+	// A query busy for a minute: pgx cancels a query whose connection
+	// fails, and a query that ends finds its client gone.
+	go func() {
+		_, err := l.conn.Exec(ctx, `DO $$ BEGIN
+			WHILE clock_timestamp() < now() + interval '1 minute' LOOP
+				BEGIN PERFORM pg_sleep(1); EXCEPTION WHEN query_canceled THEN NULL; END;
+			END LOOP; END $$`)
+		done <- err
+	}()
+	// The server process is busy once it runs the query: from then on it
+	// does not notice that its client hung up until the query ends.
+	for i := 0; ; i++ {
+		var busy bool
+		err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity
+			WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep%')`, int64(pid)).Scan(&busy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if busy {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the spider's session never ran its query")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := l.conn.PgConn().Conn().Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("the query outlived its connection")
+	}
+	mustRun(t, s, &list.Cycle{Spider: "a", Now: t0, Add: []list.Add{{URL: "http://h/p"}}, Pick: &claim.Picker{P: slow, Now: t0}})
+	if l.epoch == old {
+		t.Fatal("the session was not renewed")
+	}
+	var alive bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1)`, int64(pid)).Scan(&alive); err != nil || alive {
+		t.Fatalf("the old session's process is still there: %v, %v", alive, err)
+	}
+}
+
 // The first 100 of 120 due lines cannot be taken: the Picker vetoes them
 // (lines of hosts in back-off), or another pass holds them (a spider
 // claiming at the same moment selects the same most urgent lines). The
