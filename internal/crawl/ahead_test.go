@@ -715,11 +715,11 @@ func TestForPassCarriesLinks(t *testing.T) {
 	r := testRun(t)
 	o := &outcome{job: job{en: list.Entry{URL: "http://h/", Level: 0}}, adds: []list.Add{{URL: "http://h/x", Level: 1}}}
 	r.jobs.found(o, -1, 0) // the loop has not received o yet
-	adds, _, carried := r.jobs.forPass()
+	adds, _, _, carried := r.jobs.forPass()
 	if !carried["http://h/x"] || len(adds) != 1 || adds[0].URL != "http://h/x" {
 		t.Errorf("pass carries %v with links %v; want /x with its link", carried, adds)
 	}
-	if adds, _, _ := r.jobs.forPass(); len(adds) != 0 {
+	if adds, _, _, _ := r.jobs.forPass(); len(adds) != 0 {
 		t.Errorf("links carried twice: %v", adds)
 	}
 }
@@ -778,9 +778,11 @@ func TestPassDueForFirstVisitCopy(t *testing.T) {
 	}
 }
 
-// A refresh of a hub that announced pages or guessed listings is recorded
-// once the spacing is over too: until its pass no spider knows of them.
-// A refresh whose links are no news waits for the claims in flight.
+// A refresh of a hub that announced pages, or whose links changed (the
+// listings it links are guessed by the pass), or a visit that guessed
+// pages changed, is recorded once the spacing is over too: until its pass
+// no spider knows of them. A refresh whose links are no news waits for
+// the claims in flight.
 func TestPassDueForAnnouncement(t *testing.T) {
 	now := time.Now()
 	hub := list.Entry{URL: "http://h/", Level: 0, Modified: now.Add(-time.Minute)}
@@ -788,18 +790,20 @@ func TestPassDueForAnnouncement(t *testing.T) {
 		name    string
 		adds    []list.Add
 		guesses []list.Add
+		listed  []candidate
 		due     bool
 	}{
-		{"announced", []list.Add{{URL: "http://h/new", Level: 1, Hint: now}, {URL: "http://h/old", Level: 1}}, nil, true},
-		{"guessed", []list.Add{{URL: "http://h/old", Level: 1}}, []list.Add{{URL: "http://h/list", Level: 1, Hint: now}}, true},
-		{"no news", []list.Add{{URL: "http://h/old", Level: 1}}, nil, false},
+		{"announced", []list.Add{{URL: "http://h/new", Level: 1, Hint: now}, {URL: "http://h/old", Level: 1}}, nil, nil, true},
+		{"guessed", []list.Add{{URL: "http://h/old", Level: 1}}, []list.Add{{URL: "http://h/list", Level: 1, Hint: now}}, nil, true},
+		{"links changed", []list.Add{{URL: "http://h/old", Level: 1}}, nil, []candidate{{add: list.Add{URL: "http://h/old", Level: 1, Hint: now}}}, true},
+		{"no news", []list.Add{{URL: "http://h/old", Level: 1}}, nil, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := testRun(t)
 			r.jobs.ahead.set(false)
 			r.lastPass, r.spacing = now, time.Second // shorter than the flush interval
 			r.inflight["http://h/"], r.inflight["http://h/slow"] = claimedLine{}, claimedLine{}
-			o := &outcome{job: job{en: hub}, res: list.Result{URL: hub.URL, State: list.Downloaded}, adds: c.adds, guesses: c.guesses}
+			o := &outcome{job: job{en: hub}, res: list.Result{URL: hub.URL, State: list.Downloaded}, adds: c.adds, guesses: c.guesses, listed: c.listed}
 			r.jobs.found(o, -1, 0)
 			r.committed(committed{outs: []*outcome{o}})
 			if got := r.passDue(now.Add(time.Second)); got != c.due {

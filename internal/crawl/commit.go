@@ -21,15 +21,19 @@ type outcome struct {
 	job  job
 	res  list.Result
 	adds []list.Add // links found, at the level of the page as fetched
-	// guesses hint the listings a hub's change may have changed too
-	// (announce), and the pages that linked a page gone (guessLinkers):
-	// guesses, which the history does not take for announcements.
+	// guesses hint the pages that linked a page gone (guessLinkers): they
+	// may have changed too. The history does not take them for
+	// announcements.
 	guesses []list.Add
+	// listed are the pages a hub whose links changed links: the next
+	// pass guesses that the listings among them changed too (announce).
+	listed []candidate
 	// linked says adds held links when the worker handed them over
-	// (jobs.found, which empties adds and guesses): a first visit's links
-	// make a pass due sooner (passDue). news says an add carried a hint
-	// (an announcement) or there were guesses, for the other spiders to
-	// hear of soon: they make it due sooner too.
+	// (jobs.found, which empties adds, guesses and listed): a first
+	// visit's links make a pass due sooner (passDue). news says an add
+	// carried a hint (an announcement), or there were guesses or pages
+	// listed, for the other spiders to hear of soon: they make it due
+	// sooner too.
 	linked, news bool
 	rec          *meta.Record // the line's history after the fetch; nil = none to store
 	copy         *pageCopy

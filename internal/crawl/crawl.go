@@ -184,7 +184,6 @@ type Engine struct {
 	storage *storage       // the back-off while the mirror cannot be written (storage.go)
 	index   *changeLog     // news for the mirror's index (changes.go)
 	navs    *navigation    // each host's navigation, for the prior of pages visited once (revisit.go)
-	lists   *listings      // the pages whose links changed at one of their latest visits (revisit.go)
 	linkers *inlinks.Index // which parsed pages link which, for deletions (revisit.go)
 }
 
@@ -203,7 +202,6 @@ func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
 		storage: newStorage(cfg.StorageBackoff, defaultStorageTries),
 		index:   &changeLog{},
 		navs:    &navigation{},
-		lists:   &listings{},
 		linkers: inlinks.New(),
 	}
 	e.follow = newFollower(cfg, e.scope, e.log)

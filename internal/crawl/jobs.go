@@ -34,11 +34,12 @@ type jobs struct {
 	waited   []*aheadItem // lines claimed while queued to be fetched ahead, in claim order; those taken since are skipped
 	turn     bool         // the next job from the queue goes to waited instead, if any
 	ahead    *ahead
-	adds     []list.Add // links for the next pass
-	guesses  []list.Add // hints for the next pass that are no announcement (outcome.guesses)
-	working  int        // jobs a worker took whose outcome the loop has not received
-	closed   bool       // the run is stopping: no more jobs
-	draining bool       // the run is ending: the claimed lines left, then no more
+	adds     []list.Add  // links for the next pass
+	guesses  []list.Add  // hints for the next pass that are no announcement (outcome.guesses)
+	listed   []candidate // pages linked by hubs whose links changed, for the next pass (outcome.listed)
+	working  int         // jobs a worker took whose outcome the loop has not received
+	closed   bool        // the run is stopping: no more jobs
+	draining bool        // the run is ending: the claimed lines left, then no more
 	// paced says whether a host's requests take turns (politeness.paced);
 	// lining holds, per such host, the wait of the worker that took a
 	// job of it and waits for its turn (turns.go).
@@ -127,8 +128,10 @@ func (q *jobs) found(o *outcome, maxLevel int, epoch int64) (take bool) {
 	}
 	q.register(o.job.en, o.adds, maxLevel, epoch, mode)
 	q.guesses = append(q.guesses, o.guesses...)
-	o.linked, o.news = len(o.adds) > 0, len(o.guesses) > 0 || slices.ContainsFunc(o.adds, hinted)
-	o.adds, o.guesses = nil, nil
+	q.listed = append(q.listed, o.listed...)
+	o.linked = len(o.adds) > 0
+	o.news = len(o.guesses) > 0 || len(o.listed) > 0 || slices.ContainsFunc(o.adds, hinted)
+	o.adds, o.guesses, o.listed = nil, nil, nil
 	if !o.job.ahead {
 		return true
 	}
@@ -164,7 +167,7 @@ func (q *jobs) register(from list.Entry, adds []list.Add, maxLevel int, epoch in
 func (q *jobs) pendingAdds() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.adds) > 0 || len(q.guesses) > 0
+	return len(q.adds) > 0 || len(q.guesses) > 0 || len(q.listed) > 0
 }
 
 // received notes that the loop received the outcome of a job taken.
@@ -217,15 +220,16 @@ func byUrgency(queued, js []job, less func(a, b *list.Entry) bool) []job {
 }
 
 // forPass returns the links the next pass carries, its hints that are no
-// announcement (guesses), and the lines fetched ahead whose claim it
-// decides (ahead.carry): each such line's link is in the list already or
-// among these links.
-func (q *jobs) forPass() (adds, guesses []list.Add, carried map[string]bool) {
+// announcement (guesses), the pages linked by hubs whose links changed
+// (listed: guesses if they are listings), and the lines fetched ahead
+// whose claim it decides (ahead.carry): each such line's link is in the
+// list already or among these links.
+func (q *jobs) forPass() (adds, guesses []list.Add, listed []candidate, carried map[string]bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	adds, guesses = q.adds, q.guesses
-	q.adds, q.guesses = nil, nil
-	return adds, guesses, q.ahead.carry()
+	adds, guesses, listed = q.adds, q.guesses, q.listed
+	q.adds, q.guesses, q.listed = nil, nil, nil
+	return adds, guesses, listed, q.ahead.carry()
 }
 
 // queueAdds queues lines for the next pass that no page links to (a

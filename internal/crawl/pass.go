@@ -134,12 +134,13 @@ func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, ca
 // batch, so fetching ahead never keeps shallower lines waiting. The hints
 // among the links (a hub's news, a sitemap's lastmod) go to the history
 // as announcements; the guesses that a listing changed with a page above
-// it are hints too, but no announcement: status counts announced pages
+// it (listings) are hints too, but no announcement: status counts announced pages
 // that reached the mirror within the fast window, which a guess is not.
 func (r *run) cycle() (*list.Cycle, map[string]bool) {
 	e := r.e
 	now := e.cfg.Now()
-	adds, guesses, carried := r.jobs.forPass()
+	adds, guesses, cands, carried := r.jobs.forPass()
+	guesses = append(guesses, r.listings(cands)...)
 	r.hist.announce(adds, now)
 	r.announced = len(adds)
 	c := &list.Cycle{

@@ -116,10 +116,11 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // before, and hints the list that the pages it announces (new links, links
 // moved up) changed: the links' Adds carry the hint, so only links the
 // crawl follows are hinted. If its links changed, the page is a listing
-// where the site's changes land, and the deeper listings it links may
-// have changed with it (listings): they are hinted too, as guesses
-// (outcome.guesses), which the history does not take for announcements
-// of a change. A page does not hint itself: its visit is its news. The
+// where the site's changes land (listed), and the deeper listings it
+// links may have changed with it: the pages it links are candidates
+// (outcome.listed), which the next pass hints if their history says they
+// are (listingGuesses), as guesses, which the history does not take for
+// announcements of a change. A page does not hint itself: its visit is its news. The
 // hint is the visit's time in the list's whole seconds, so it marks only
 // copies taken in an earlier second: a copy taken in the same second may
 // as well be newer than the change. A start page's links are its site's
@@ -146,11 +147,7 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		}
 	}
 	moved := prev != "" && rec.Links != prev
-	if moved {
-		e.lists.note(en.URL, en.Level)
-	} else {
-		e.lists.unchanged(en.URL)
-	}
+	listed(rec, en.Level, moved)
 	if len(news) == 0 && !moved {
 		return
 	}
@@ -158,14 +155,18 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 	for _, u := range news {
 		hinted[u] = true
 	}
+	linked := make(map[string]bool, len(pages))
+	for _, u := range pages {
+		linked[u] = true
+	}
 	at := now.Truncate(time.Second)
 	for i, a := range o.adds {
 		switch {
 		case a.URL == en.URL: // its visit is its news
 		case hinted[a.URL]:
 			o.adds[i].Hint = at
-		case moved && e.lists.below(a.URL, en.Level):
-			o.guesses = append(o.guesses, list.Add{URL: a.URL, Level: a.Level, Hint: at})
+		case moved && linked[a.URL]:
+			o.listed = append(o.listed, candidate{add: list.Add{URL: a.URL, Level: a.Level, Hint: at}, hub: en.Level})
 		}
 	}
 }
@@ -182,79 +183,82 @@ func (e *Engine) guessLinkers(o *outcome, ls []inlinks.Linker, now time.Time) {
 	}
 }
 
-// maxListings bounds the listings a spider keeps in memory: a site whose
-// changes land on more pages than this has the rest found by their
-// models.
-const maxListings = 4096
-
-// listings are the pages whose links changed at one of this spider's
-// latest visits (announce), by URL, with their level: the listings where
-// a site's changes land. Changes travel down them: a new article changes
-// the home page, the front pages of its section and of the archive, and
-// the pages of each that list it. So when a listing's links change, the
-// deeper listings it links are hinted (the next pass claims them at
-// once), as wget's loop sweeps a site again when its start page changed,
-// but asking only for the listings, each at most once per change of a
-// page above it that links it. Only deeper ones: the navigation links
-// every listing back to the start page, which would otherwise be hinted
-// by each listing its own change had hinted. A page stays a listing until
-// listingMemory visits in a row found its links unchanged: the front page
-// of one section of several changes only with the articles of its
-// section, so a visit that found it unchanged says little of the next
-// change above it. A page whose links stayed the same that long stops
-// the chain. The set is kept in memory: a spider that restarts learns it
-// again as it visits.
-type listings struct {
-	mu    sync.Mutex
-	pages map[string]listing
-}
-
-// listing is what listings keeps of a page: its level, and how many
-// visits in a row found its links unchanged since they last changed.
-type listing struct{ level, quiet int }
-
+// A listing is a page where a site's changes land, one whose links
+// changed at one of its latest visits: a new article changes the home
+// page, the front pages of its section and of the archive, and the pages
+// of each that list it. Changes travel down them: when a hub's links
+// change, the deeper listings it links are hinted (the next pass claims
+// them at once), as wget's loop sweeps a site again when its start page
+// changed, but asking only for the listings, each at most once per change
+// of a page above it that links it. Only deeper ones: the navigation
+// links every listing back to the start page, which would otherwise be
+// hinted by each listing its own change had hinted. Which pages are
+// listings is kept in their history (meta.Record.Listing), so every
+// spider of the list knows it, whichever visited the page, and a spider
+// that restarts does not learn it again.
+//
 // listingMemory is how many visits in a row must find a listing's links
-// unchanged before it is no listing any more. A section's front page
-// changes at about one visit in as many as the site has sections: of
-// four, one in four, and eight visits in a row find it unchanged one
-// time in ten.
+// unchanged before it is no listing any more: a section's front page
+// changes at about one visit in as many as the site has sections (of
+// four, one in four), so a visit that found it unchanged says little of
+// the next change above it; eight visits in a row find it unchanged one
+// time in ten. A page whose links stayed the same that long stops the
+// chain.
 const listingMemory = 8
 
-// note notes that the links of the page at url, at level, changed at its
-// latest visit.
-func (l *listings) note(url string, level int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.pages == nil {
-		l.pages = make(map[string]listing)
-	}
-	if _, ok := l.pages[url]; ok || len(l.pages) < maxListings {
-		l.pages[url] = listing{level: level}
-	}
-}
-
-// unchanged notes that the links of the page at url did not change at its
-// latest visit.
-func (l *listings) unchanged(url string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p, ok := l.pages[url]
+// listed notes in rec, the history of a page at level after a visit,
+// whether its links changed since the visit before (moved).
+func listed(rec *meta.Record, level int, moved bool) {
 	switch {
-	case !ok:
-	case p.quiet+1 >= listingMemory:
-		delete(l.pages, url)
+	case moved:
+		rec.Listing, rec.ListingLevel = listingMemory, level
+	case rec.Listing > 1:
+		rec.Listing--
 	default:
-		p.quiet++
-		l.pages[url] = p
+		rec.Listing, rec.ListingLevel = 0, 0
 	}
 }
 
-// below reports whether the page at url is a listing deeper than level.
-func (l *listings) below(url string, level int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p, ok := l.pages[url]
-	return ok && p.level > level
+// candidate is a page that a hub whose links changed links: a guess that
+// it changed too if its history says it is a listing deeper than the hub
+// (listingGuesses).
+type candidate struct {
+	add list.Add // the guess, as the pass adds it
+	hub int      // the hub's level
+}
+
+// listings returns the guesses among cands, the pages linked by hubs
+// whose links changed (listingGuesses), from their history as it stands
+// with what this spider has yet to store.
+func (r *run) listings(cands []candidate) []list.Add {
+	if len(cands) == 0 {
+		return nil
+	}
+	urls := make([]string, len(cands))
+	for i, c := range cands {
+		urls[i] = c.add.URL
+	}
+	recs, err := r.hist.get(urls)
+	if err != nil {
+		r.e.log.Warn("fetch history not read; the listings below the hubs that changed are not hinted", "err", err)
+	}
+	return listingGuesses(cands, recs)
+}
+
+// listingGuesses returns the guesses among cands: the pages whose history
+// in recs says they are listings deeper than the hub that linked them,
+// each once.
+func listingGuesses(cands []candidate, recs map[string]meta.Record) []list.Add {
+	var out []list.Add
+	seen := make(map[string]bool)
+	for _, c := range cands {
+		r, ok := recs[c.add.URL]
+		if ok && r.Listing > 0 && r.ListingLevel > c.hub && !seen[c.add.URL] {
+			seen[c.add.URL] = true
+			out = append(out, c.add)
+		}
+	}
+	return out
 }
 
 // navigation holds each host's navigation (change.Nav), for the prior of

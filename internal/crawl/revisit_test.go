@@ -90,20 +90,23 @@ func TestHubAnnouncesBump(t *testing.T) {
 // visits are hinted with what it announces, as guesses (marked "~" here),
 // not news; a page whose links never changed is not, nor one whose links
 // stayed the same at its last listingMemory visits, nor a listing above
-// it, nor the page itself. A hint is in whole seconds, as
-// the list's times.
+// it, nor the page itself. A hint is in whole seconds, as the list's
+// times. What makes a page a listing is in its history, whichever spider
+// visited it: the records here are the history the pass reads.
 func TestListingsHintListings(t *testing.T) {
-	e := &Engine{navs: &navigation{}, lists: &listings{}}
+	e := &Engine{navs: &navigation{}}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 5e8, time.UTC)
-	links := map[string]string{} // each page's links at its visit before
+	recs := map[string]meta.Record{} // each page's history after its visit before
 	visit := func(url string, level int, pages ...string) []string {
-		o := &outcome{job: job{en: list.Entry{URL: url, Level: level}, rec: meta.Record{Links: links[url]}}}
+		o := &outcome{job: job{en: list.Entry{URL: url, Level: level}, rec: recs[url]}}
 		for _, p := range pages {
 			o.adds = append(o.adds, list.Add{URL: p, Level: level + 1})
 		}
-		var rec meta.Record
+		rec := recs[url]
 		e.announce(o, &rec, pages, now)
-		links[url] = rec.Links
+		rec.URL = url
+		recs[url] = rec
+		o.guesses = listingGuesses(o.listed, recs)
 		var hinted []string
 		check := func(a list.Add, mark string) {
 			if a.Hint.IsZero() {
@@ -162,6 +165,43 @@ func TestListingsHintListings(t *testing.T) {
 	}
 }
 
+// The pass that follows a hub whose links changed hints the listings it
+// links by their history, whoever visited them: here another spider's
+// visits (records in the shared store) made /s/ a listing at level 1, and
+// /t/ one that is no more; /u/ is a listing only at the hub's own level.
+// Each listing is hinted once, as a guess, however many hubs linked it.
+func TestListingsFromSharedHistory(t *testing.T) {
+	r := testRun(t)
+	at := time.Now().Truncate(time.Second)
+	const s, tt, u, a = "http://h/s/", "http://h/t/", "http://h/u/", "http://h/a1"
+	err := r.hist.store.Put([]meta.Record{
+		{URL: s, Listing: 2, ListingLevel: 1}, {URL: tt, Listing: 0, ListingLevel: 0},
+		{URL: u, Listing: listingMemory, ListingLevel: 1}, {URL: a, Checksum: "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := func(hub int, urls ...string) []candidate {
+		var out []candidate
+		for _, x := range urls {
+			out = append(out, candidate{add: list.Add{URL: x, Level: hub + 1, Hint: at}, hub: hub})
+		}
+		return out
+	}
+	r.jobs.found(&outcome{job: job{en: list.Entry{URL: "http://h/", Level: 0}}, listed: cands(0, s, tt, a)}, -1, 0)
+	r.jobs.found(&outcome{job: job{en: list.Entry{URL: "http://h/x/", Level: 0}}, listed: cands(0, s)}, -1, 0)
+	r.jobs.found(&outcome{job: job{en: list.Entry{URL: "http://h/v/", Level: 1}}, listed: cands(1, u)}, -1, 0)
+	c, _ := r.cycle()
+	var got []string
+	for _, x := range c.Add {
+		if x.Hint.Equal(at) {
+			got = append(got, x.URL)
+		}
+	}
+	if !slices.Equal(got, []string{s}) {
+		t.Errorf("the pass hints %v, want [%s] alone", got, s)
+	}
+}
+
 // A listing whose copy a revisit found current (answered 304, or the same
 // body again) has its links as before: the visit counts as one that found
 // them unchanged (listingMemory of those in a row end a listing).
@@ -184,16 +224,17 @@ func TestCurrentCopyCountsUnchanged(t *testing.T) {
 			e := v.engine()
 			e.beat(v.clock) // the claim's lease is fresh
 			u := v.base + "/s/"
-			e.lists.note(u, 1)
-			o := e.process(context.Background(), context.Background(), job{en: v.line(t, u), epoch: e.lease.current(), rec: v.history(t, "/s/")})
+			rec := v.history(t, "/s/")
+			rec.Listing, rec.ListingLevel = listingMemory, 1
+			o := e.process(context.Background(), context.Background(), job{en: v.line(t, u), epoch: e.lease.current(), rec: rec})
 			if o.count.Unchanged != 1 || o.res.State != list.Downloaded {
 				t.Fatalf("outcome %+v, %+v: want the copy found current", o.res, o.count)
 			}
 			if got := v.site.notMod["/s/"]; got != tc.notMod {
 				t.Errorf("%d answers 304, want %d", got, tc.notMod)
 			}
-			if got := e.lists.pages[u]; got != (listing{level: 1, quiet: 1}) {
-				t.Errorf("after a visit that found its copy current: %+v, want level 1 with one visit unchanged", got)
+			if o.rec.Listing != listingMemory-1 || o.rec.ListingLevel != 1 {
+				t.Errorf("after a visit that found its copy current: listing %d at level %d, want %d at level 1", o.rec.Listing, o.rec.ListingLevel, listingMemory-1)
 			}
 		})
 	}
@@ -268,7 +309,7 @@ func TestAnnouncedChangeTeachesNothing(t *testing.T) {
 // long enough, the model takes over.
 func TestQuickRevisitsAreNoHistory(t *testing.T) {
 	const start, window, shortest = "http://s/", time.Hour, 10 * time.Minute
-	e := &Engine{navs: &navigation{}, lists: &listings{}}
+	e := &Engine{navs: &navigation{}}
 	e.cfg.Profile = claim.Profile{Window: window, Shortest: shortest}
 	e.navs.set(start, change.Links([]string{"http://s/about", "http://s/news/"}))
 	listing := []string{start, "http://s/about", "http://s/news/", "http://s/a/1", "http://s/a/2", "http://s/a/3"}

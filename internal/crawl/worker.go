@@ -288,7 +288,7 @@ func (e *Engine) keep(o *outcome, resp *fetch.Response, file, sum string, now ti
 // offered again (held.go).
 func (e *Engine) current(o *outcome, file string, now time.Time) {
 	e.revisit(o, o.rec, false, nil, now)
-	e.lists.unchanged(o.job.en.URL)
+	listed(o.rec, o.job.en.Level, false)
 	e.retakeHeld(o)
 	e.polite.retry.ok(o.job.en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now

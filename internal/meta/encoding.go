@@ -46,6 +46,9 @@ type stored struct {
 	Links     string   `json:"lk,omitempty"`
 	Announced int64    `json:"an,omitempty"`
 	Lag       int64    `json:"lg,omitempty"`
+	// Whether the page is a listing, and its level then.
+	Listing      int `json:"ls,omitempty"`
+	ListingLevel int `json:"ll,omitempty"`
 }
 
 func encodeVisits(vs []Visit) []uint64 {
@@ -108,6 +111,7 @@ func encode(r Record) ([]byte, error) {
 		Held:          encodeLinks(r.URL, r.Held),
 		Visits:        encodeVisits(r.Visits), Checks: r.Checks, Changes: r.Changes, Links: r.Links,
 		Announced: unix(r.Announced), Lag: int64(r.Lag / time.Second),
+		Listing: r.Listing, ListingLevel: r.ListingLevel,
 	})
 }
 
@@ -125,6 +129,7 @@ func decode(url string, b []byte) (Record, error) {
 		Held:          decodeLinks(url, s.Held),
 		Visits:        decodeVisits(s.Visits), Checks: s.Checks, Changes: s.Changes, Links: s.Links,
 		Announced: fromUnix(s.Announced), Lag: time.Duration(s.Lag) * time.Second,
+		Listing: s.Listing, ListingLevel: s.ListingLevel,
 	}, nil
 }
 

@@ -19,7 +19,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 			{URL: "http://a/other-port", Kind: 1}, {URL: "https://cdn.example/i.png", Kind: 3, Nofollow: true},
 			{URL: "http://a:8080", Kind: 2}}},
 		{URL: "http://a/m", Visits: []Visit{{After: 3600}, {After: 1, Changed: true}, {After: 1 << 31, Changed: true}},
-			Checks: 40, Changes: 7, Links: "AAECAwQFBgc", Announced: now, Lag: 90 * time.Second},
+			Checks: 40, Changes: 7, Links: "AAECAwQFBgc", Announced: now, Lag: 90 * time.Second, Listing: 8, ListingLevel: 2},
 	}
 	for _, r := range tests {
 		b, err := encode(r)

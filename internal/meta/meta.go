@@ -85,6 +85,13 @@ type Record struct {
 	// announcement that visit came (the last one measured).
 	Announced time.Time     `json:"announced,omitzero"`
 	Lag       time.Duration `json:"lag,omitempty"`
+	// Listing is how many more visits that find the page's links as
+	// before leave it a listing, a page where the site's changes land: set
+	// when its links changed at a visit, one less at each visit after
+	// that found them unchanged (internal/crawl); 0 for a page that is
+	// none. ListingLevel is the page's level at the visit that set it.
+	Listing      int `json:"listing,omitempty"`
+	ListingLevel int `json:"listing_level,omitempty"`
 }
 
 // Visit is one visit that could tell whether the page changed: seconds

@@ -58,7 +58,8 @@ func testPutGet(t *testing.T, s Store) {
 	}
 	a := meta.Record{URL: "http://a/", ETag: `"x"`, Checksum: "s1", Status: 200, Attempts: 1, LastOK: t0,
 		Held:   []meta.Link{{URL: "http://a/q", Kind: 1}, {URL: "https://cdn/i.png", Kind: 3, Nofollow: true}},
-		Visits: []meta.Visit{{After: 3600}, {After: 60, Changed: true}}, Checks: 2, Changes: 1, Lag: time.Minute}
+		Visits: []meta.Visit{{After: 3600}, {After: 60, Changed: true}}, Checks: 2, Changes: 1, Lag: time.Minute,
+		Listing: 3, ListingLevel: 1}
 	b := meta.Record{URL: "http://b/", Status: 503, Error: "boom", Fails: 2, RetryAt: t0.Add(time.Minute)}
 	put(t, s, a, b)
 	got, err = s.Get([]string{"http://a/", "http://b/", "http://c/"})
