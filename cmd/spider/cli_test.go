@@ -43,6 +43,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--profile", "fast"}, 2, []string{"nothing to crawl", "hint: pass --start URL"}},
 		{[]string{"frobnicate"}, 2, []string{"unknown command \"frobnicate\""}},
 		{[]string{"--profile", "fast", "--log-format", "xml"}, 2, []string{"invalid --log-format \"xml\", must be one of (text|json)"}},
+		{[]string{"--profile", "fast", "-q", "-vv"}, 2, []string{"spider: error: --quiet and --verbose contradict each other", "spider: hint: give one"}},
 		{[]string{"status", "--list", "nope.list"}, 1, []string{"list nope.list does not exist", "hint:"}},
 	}
 	for _, tt := range tests {

@@ -95,6 +95,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.logFormat != "text" && f.logFormat != "json" {
 		return usageErr{fmt.Errorf("invalid --log-format %q, must be one of (text|json)", f.logFormat), ""}
 	}
+	if f.quiet && f.vrb > 0 {
+		return usageErr{fmt.Errorf("--quiet and --verbose contradict each other"), "give one of them: -q prints errors only, -v says more"}
+	}
 	tty := isTerminal(stderr)
 	log := newLogger(stderr, f.vrb, f.quiet, f.logFormat, tty)
 	for _, key := range cfg.Obsolete() {
