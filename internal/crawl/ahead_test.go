@@ -322,7 +322,7 @@ func TestAheadLeavesTheBatch(t *testing.T) {
 		r.inflight[fmt.Sprintf("http://h/ahead/%d", i)] = claimedLine{ahead: true}
 	}
 	r.inflight["http://h/usual"] = claimedLine{}
-	c, _ := r.cycle()
+	c, _, _ := r.cycle()
 	k, ok := c.Pick.(*claim.Picker)
 	if !ok || k.Want != 9 {
 		t.Fatalf("pick %#v, want a claim.Picker for 9 lines (a batch of 10, one in flight)", c.Pick)

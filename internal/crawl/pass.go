@@ -18,6 +18,7 @@ import (
 type passResult struct {
 	c       *list.Cycle
 	carried map[string]bool
+	guesses []list.Add // the listings' guesses the pass added (Engine.listings)
 	recs    map[string]meta.Record
 	took    time.Duration
 	err     error
@@ -97,24 +98,27 @@ func (r *run) wakeAt(now time.Time) time.Time {
 
 // startPass builds the next pass and runs it on a goroutine of its own,
 // which ends by sending its answer (passResult). The history of the
-// results it records goes to the historian first.
+// results it records goes to the historian first: the pass reads it.
 func (r *run) startPass() {
-	c, carried := r.cycle()
+	r.hist.add(r.history, r.workersIdle())
+	r.history = nil
+	c, carried, cands := r.cycle()
 	r.count(c, c.Now)
 	again := r.hints.again(c.Now)
 	r.hints.note(c.Add, c.Now)
 	c.Add = append(c.Add, again...)
-	r.hist.add(r.history, r.workersIdle())
-	r.history = nil
 	r.passing, r.idleUntil, r.news = true, time.Time{}, false
 	e := r.e
-	go func() { r.passDone <- e.runPass(r.ctx, r.hist, c, carried) }()
+	go func() { r.passDone <- e.runPass(r.ctx, r.hist, c, carried, cands) }()
 }
 
-// runPass runs one pass and reads the history of the lines it claimed.
-func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, carried map[string]bool) passResult {
+// runPass runs one pass, with the guesses of the listings among cands,
+// and reads the history of the lines it claimed: off the loop's goroutine.
+func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, carried map[string]bool, cands []candidate) passResult {
 	began := time.Now()
-	p := passResult{c: c, carried: carried, err: e.list.Run(ctx, c)}
+	p := passResult{c: c, carried: carried, guesses: e.listings(hist, cands)}
+	c.Add = append(c.Add, p.guesses...)
+	p.err = e.list.Run(ctx, c)
 	if p.err == nil {
 		p.recs = e.records(hist, c.Claimed, carried)
 	}
@@ -133,14 +137,14 @@ func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, ca
 // profile's batch. Lines claimed as fetched ahead do not count against the
 // batch, so fetching ahead never keeps shallower lines waiting. The hints
 // among the links (a hub's news, a sitemap's lastmod) go to the history
-// as announcements; the guesses that a listing changed with a page above
-// it (listings) are hints too, but no announcement: status counts announced pages
-// that reached the mirror within the fast window, which a guess is not.
-func (r *run) cycle() (*list.Cycle, map[string]bool) {
+// as announcements; guesses (a page changed with one gone, and those of
+// the listings among cands, which runPass adds) are hints too, but no
+// announcement: status counts announced pages that reached the mirror
+// within the fast window, which a guess is not.
+func (r *run) cycle() (*list.Cycle, map[string]bool, []candidate) {
 	e := r.e
 	now := e.cfg.Now()
 	adds, guesses, cands, carried := r.jobs.forPass()
-	guesses = append(guesses, r.listings(cands)...)
 	r.hist.announce(adds, now)
 	r.announced = len(adds)
 	c := &list.Cycle{
@@ -184,7 +188,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool) {
 		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}
 	}
 	c.Extra = r.status(now)
-	return c, carried
+	return c, carried, cands
 }
 
 // status is what the spider publishes with each pass (Status).
@@ -218,6 +222,7 @@ func (r *run) afterPass(p passResult) {
 		return
 	}
 	r.first = false
+	r.hints.note(p.guesses, c.Now)         // sent again as the pass's own hints are
 	held := r.backlog                      // the rule this pass applied
 	refreshes := r.jobs.refreshesWaiting() // claimed by earlier passes
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
@@ -363,10 +368,11 @@ func (r *run) last(stopHistory func()) {
 		defer close(published)
 		e.publish(true)
 	}()
-	c, _ := r.cycle()
-	c.ReleaseOwn, c.Pick = true, nil
 	r.hist.add(r.history, true)
 	r.history = nil
+	c, _, cands := r.cycle()
+	c.ReleaseOwn, c.Pick = true, nil
+	c.Add = append(c.Add, e.listings(r.hist, cands)...)
 	go func() {
 		defer close(stored)
 		stopHistory()

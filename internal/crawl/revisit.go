@@ -228,9 +228,9 @@ type candidate struct {
 }
 
 // listings returns the guesses among cands, the pages linked by hubs
-// whose links changed (listingGuesses), from their history as it stands
-// with what this spider has yet to store.
-func (r *run) listings(cands []candidate) []list.Add {
+// whose links changed (listingGuesses), from their history in h as it
+// stands with what this spider has yet to store.
+func (e *Engine) listings(h *historian, cands []candidate) []list.Add {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -238,9 +238,9 @@ func (r *run) listings(cands []candidate) []list.Add {
 	for i, c := range cands {
 		urls[i] = c.add.URL
 	}
-	recs, err := r.hist.get(urls)
+	recs, err := h.get(urls)
 	if err != nil {
-		r.e.log.Warn("fetch history not read; the listings below the hubs that changed are not hinted", "err", err)
+		e.log.Warn("fetch history not read; the listings below the hubs that changed are not hinted", "err", err)
 	}
 	return listingGuesses(cands, recs)
 }

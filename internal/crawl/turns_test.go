@@ -187,7 +187,7 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 	}
 	r.jobs.addClaimed(js, nil)
 	r.backlog = true
-	c, _ := r.cycle()
+	c, _, _ := r.cycle()
 	var back []string
 	for _, res := range c.Results {
 		if res.State != 0 {
@@ -208,7 +208,7 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 	r = testRun(t)
 	r.jobs.addClaimed([]job{{en: entry("/r1", 2)}}, nil)
 	r.inflight["http://h/r1"] = claimedLine{}
-	if c, _ := r.cycle(); len(c.Results) != 0 {
+	if c, _, _ := r.cycle(); len(c.Results) != 0 {
 		t.Errorf("handed back %v with no page never visited waiting", c.Results)
 	}
 }

@@ -68,8 +68,9 @@
 //     the old session is void, even one no other spider took back yet, and
 //     its own pass takes them back. If the server process of the old
 //     session still holds the lock (it has not noticed its client is
-//     gone), the spider ends that process first (SpiderLock.takeOver). So a spider whose claims may have been
-//     taken back can never record over a newer result. (Within one
+//     gone), the spider ends that process first (SpiderLock.takeOver).
+//     So a spider whose claims may have been taken back can never record
+//     over a newer result. (Within one
 //     session, the crawl's own lease check keeps results fetched before a
 //     stall from being written: internal/crawl.)
 //

@@ -27,6 +27,14 @@ type SpiderLock struct {
 	mu    sync.Mutex
 	conn  *pgx.Conn // nil once unlocked
 	epoch int64     // the session's claim epoch; see the package doc
+	proc  process   // the server process of the session
+}
+
+// process names a server process for as long as it lives: a process id
+// is used again once its process is gone, its start time with it is not.
+type process struct {
+	pid     uint32
+	started time.Time
 }
 
 // LockSpider takes the lock of spider id, opening the session that holds
@@ -46,7 +54,7 @@ func (s *Store) LockSpider(ctx context.Context, id string) (*SpiderLock, error) 
 	}
 	s.spiders[id] = l // a pass meanwhile finds it without a session: ErrNotLocked
 	s.mu.Unlock()
-	if err := l.connect(ctx, 0); err != nil {
+	if err := l.connect(ctx, process{}); err != nil {
 		s.forget(l)
 		return nil, err
 	}
@@ -55,9 +63,9 @@ func (s *Store) LockSpider(ctx context.Context, id string) (*SpiderLock, error) 
 
 // connect opens a session, takes the spider's advisory lock in it and
 // starts a new epoch. lost is the server process of the spider's session
-// before, if it lost that session; 0 if none. The caller holds l.mu or
+// before, if it lost that session; zero if none. The caller holds l.mu or
 // owns l alone.
-func (l *SpiderLock) connect(ctx context.Context, lost uint32) error {
+func (l *SpiderLock) connect(ctx context.Context, lost process) error {
 	conn, err := pgx.ConnectConfig(ctx, l.s.lockCfg)
 	if err != nil {
 		return fmt.Errorf("pglist: connect: %w", err)
@@ -70,7 +78,7 @@ func (l *SpiderLock) connect(ctx context.Context, lost uint32) error {
 		l.key = l.s.ns<<32 | num
 		err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, l.key).Scan(&got)
 	}
-	if err == nil && !got && lost != 0 {
+	if err == nil && !got && lost.pid != 0 {
 		got, err = l.takeOver(ctx, conn, lost)
 	}
 	if err == nil && !got {
@@ -78,7 +86,9 @@ func (l *SpiderLock) connect(ctx context.Context, lost uint32) error {
 	}
 	if err == nil {
 		err = conn.QueryRow(ctx, `UPDATE spiders SET epoch = nextval('epochs'), pid = $2, host = $3
-			WHERE spider = $1 RETURNING epoch`, l.id, os.Getpid(), l.s.host).Scan(&l.epoch)
+			WHERE spider = $1 RETURNING epoch, pg_backend_pid(),
+				(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())`,
+			l.id, os.Getpid(), l.s.host).Scan(&l.epoch, &l.proc.pid, &l.proc.started)
 	}
 	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
@@ -97,25 +107,22 @@ func (l *SpiderLock) connect(ctx context.Context, lost uint32) error {
 // once when idle, after its query when busy, after the TCP keepalive when
 // the network failed), and until then the spider would be refused as
 // running elsewhere. It ends that process, waiting up to 10 s for it to
-// be gone with its locks, and tries the lock again. It reports false if
-// another process holds the lock.
-func (l *SpiderLock) takeOver(ctx context.Context, conn *pgx.Conn, lost uint32) (bool, error) {
-	var holder uint32
-	err := conn.QueryRow(ctx, `SELECT k.pid FROM pg_locks k
+// be gone with its locks (PostgreSQL 14 or later), and tries the lock
+// again. It reports false if another process holds the lock: that one is
+// never ended.
+func (l *SpiderLock) takeOver(ctx context.Context, conn *pgx.Conn, lost process) (bool, error) {
+	var gone bool
+	err := conn.QueryRow(ctx, `SELECT pg_terminate_backend(a.pid, 10000)
+		FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
 		WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
 			AND k.classid::bigint = $1 AND k.objid::bigint = $2
-			AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-		l.key>>32, l.key&0xffffffff).Scan(&holder)
-	if errors.Is(err, pgx.ErrNoRows) { // released meanwhile
-		err = nil
-	} else if err != nil || holder != lost {
+			AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND a.pid = $3 AND a.backend_start = $4`,
+		l.s.ns, l.key&0xffffffff, int64(lost.pid), lost.started).Scan(&gone)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows): // released, or held by another process
+	case err != nil || !gone:
 		return false, err
-	}
-	if holder != 0 {
-		var gone bool
-		if err := conn.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, int64(holder)).Scan(&gone); err != nil || !gone {
-			return false, err
-		}
 	}
 	var got bool
 	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, l.key).Scan(&got)
@@ -143,7 +150,7 @@ func (l *SpiderLock) session(ctx context.Context) (int64, error) {
 	} else if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}
-	lost := l.conn.PgConn().PID()
+	lost := l.proc
 	l.conn.Close(context.WithoutCancel(ctx))
 	l.conn = nil
 	if err := l.connect(ctx, lost); err != nil {

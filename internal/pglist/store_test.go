@@ -205,6 +205,30 @@ func TestLostSessionTakesOverItsLock(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1)`, int64(pid)).Scan(&alive); err != nil || alive {
 		t.Fatalf("the old session's process is still there: %v, %v", alive, err)
 	}
+
+	// The new session is lost too, and another process takes the
+	// spider's lock before the next pass: that one is left alone, and
+	// the spider is refused as running.
+	var gone bool
+	if err := s.pool.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, int64(l.conn.PgConn().PID())).Scan(&gone); err != nil || !gone {
+		t.Fatalf("terminate the spider's session: %v, %v", gone, err)
+	}
+	other, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_lock($1)`, l.key); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Exec(ctx, `SELECT pg_advisory_unlock($1)`, l.key)
+	err = s.Run(ctx, &list.Cycle{Spider: "a", Now: t0})
+	if !errors.Is(err, list.ErrRunning) {
+		t.Errorf("a pass while another process holds the lock: %v, want %v", err, list.ErrRunning)
+	}
+	if err := other.Ping(ctx); err != nil {
+		t.Errorf("the other process holding the lock was ended: %v", err)
+	}
 }
 
 // The first 100 of 120 due lines cannot be taken: the Picker vetoes them
