@@ -120,11 +120,11 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // links may have changed with it: the pages it links are candidates
 // (outcome.listed), which the next pass hints if their history says they
 // are (listingGuesses), as guesses, which the history does not take for
-// announcements of a change. A page does not hint itself: its visit is its news. The
-// hint is the visit's time in the list's whole seconds, so it marks only
-// copies taken in an earlier second: a copy taken in the same second may
-// as well be newer than the change. A start page's links are its site's
-// navigation (navigation). A start page whose announcements turned over
+// announcements of a change. A page does not hint itself: its visit is
+// its news. The hint is the visit's time in the list's whole seconds, so
+// it marks only copies taken in an earlier second: a copy taken in the
+// same second may as well be newer than the change. A start page's links
+// are its site's navigation (navigation). A start page whose announcements turned over
 // whole since its last poll (change.TurnedOver) may have listed pages in
 // between that its poll missed: the run's log says so, once a run for
 // each start page, with the remedy, if the poll came within twice the
