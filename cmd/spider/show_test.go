@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -111,6 +113,35 @@ func testShow(t *testing.T, store string) {
 	}
 	if code, _, stderr := runCLI(t, dir, "show", "--config", conf, "not a url"); code != 2 || !strings.Contains(stderr, "spider: error:") {
 		t.Errorf("show of a bad URL: exit %d:\n%s", code, stderr)
+	}
+}
+
+// spider show says whether a page is a listing (its links changed at one
+// of its latest visits), at which level and for how many more visits;
+// of a page that is none it says nothing.
+func TestShowListing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rec  meta.Record
+		want string
+	}{
+		{"a listing", meta.Record{URL: "http://h/s/", Listing: 3, ListingLevel: 1}, "(level 1)"},
+		{"none", meta.Record{URL: "http://h/a"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			printHistory(func(label, format string, a ...any) {
+				if label == "listing" {
+					got = append(got, fmt.Sprintf(format, a...))
+				}
+			}, &tc.rec)
+			switch {
+			case tc.want == "" && len(got) != 0:
+				t.Errorf("listing rows %q, want none", got)
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "3 more visits")):
+				t.Errorf("listing rows %q, want one with %q and 3 more visits", got, tc.want)
+			}
+		})
 	}
 }
 
