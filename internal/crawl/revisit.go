@@ -124,12 +124,12 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // its news. The hint is the visit's time in the list's whole seconds, so
 // it marks only copies taken in an earlier second: a copy taken in the
 // same second may as well be newer than the change. A start page's links
-// are its site's navigation (navigation). A start page whose announcements turned over
-// whole since its last poll (change.TurnedOver) may have listed pages in
-// between that its poll missed: the run's log says so, once a run for
-// each start page, with the remedy, if the poll came within twice the
-// shortest interval of the one before; the spider's status counts such
-// polls (Status.Turnovers).
+// are its site's navigation (navigation). A start page whose
+// announcements turned over whole since its last poll (change.TurnedOver)
+// may have listed pages in between that its poll missed: the run's log
+// says so, once a run for each start page, with the remedy, if the poll
+// came within twice the shortest interval of the one before; the
+// spider's status counts such polls (Status.Turnovers).
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
 	news := change.Announced(prev, pages)

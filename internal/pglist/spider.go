@@ -30,6 +30,11 @@ type SpiderLock struct {
 	proc  process   // the server process of the session
 }
 
+// sessionWait bounds what the spider's own session waits for whatever
+// its context: the check that it is alive, its unlock, and the end of a
+// lost session's server process (takeOver).
+const sessionWait = 10 * time.Second
+
 // process names a server process for as long as it lives: a process id
 // is used again once its process is gone, its start time with it is not.
 type process struct {
@@ -106,19 +111,19 @@ func (l *SpiderLock) connect(ctx context.Context, lost process) error {
 // server ends a session whose client hung up only once it notices (at
 // once when idle, after its query when busy, after the TCP keepalive when
 // the network failed), and until then the spider would be refused as
-// running elsewhere. It ends that process, waiting up to 10 s for it to
-// be gone with its locks (PostgreSQL 14 or later), and tries the lock
+// running elsewhere. It ends that process, waiting up to sessionWait for
+// it to be gone with its locks (PostgreSQL 14 or later), and tries the lock
 // again. It reports false if another process holds the lock: that one is
 // never ended.
 func (l *SpiderLock) takeOver(ctx context.Context, conn *pgx.Conn, lost process) (bool, error) {
 	var gone bool
-	err := conn.QueryRow(ctx, `SELECT pg_terminate_backend(a.pid, 10000)
+	err := conn.QueryRow(ctx, `SELECT pg_terminate_backend(a.pid, $5)
 		FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
 		WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1
 			AND k.classid::bigint = $1 AND k.objid::bigint = $2
 			AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 			AND a.pid = $3 AND a.backend_start = $4`,
-		l.s.ns, l.key&0xffffffff, int64(lost.pid), lost.started).Scan(&gone)
+		l.s.ns, l.key&0xffffffff, int64(lost.pid), lost.started, sessionWait.Milliseconds()).Scan(&gone)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows): // released, or held by another process
 	case err != nil || !gone:
@@ -142,7 +147,7 @@ func (l *SpiderLock) session(ctx context.Context) (int64, error) {
 	if l.conn == nil {
 		return 0, ErrNotLocked
 	}
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sessionWait)
 	err := l.conn.Ping(pctx)
 	cancel()
 	if err == nil {
@@ -172,7 +177,7 @@ func (l *SpiderLock) Unlock() error {
 	if l.conn == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), sessionWait)
 	defer cancel()
 	// A lost session has dropped the lock already: closing is all.
 	_, _ = l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, l.key)
