@@ -59,6 +59,12 @@ type Cycle struct {
 
 	Claimed []Entry    // output: the lines claimed, as they were before the claim
 	Stats   CycleStats // output
+	// HintedClaims is an output: the URLs of the lines Spider held
+	// before the pass's claim and still holds after it that are hinted
+	// (Entry.Hinted), in list order. Another spider's hint may have
+	// marked them after Spider claimed them: a visit not yet begun
+	// answers the hint, and may go before Spider's other claims.
+	HintedClaims []string
 
 	noStatus bool // a pass of no spider (Add): publish no status
 	rewrite  bool // rewrite the whole file even if everything fits (Compact)
@@ -123,7 +129,7 @@ func (l *List) Run(ctx context.Context, c *Cycle) error {
 			return fmt.Errorf("list: level %d of %s is outside 0..%d", a.Level, a.URL, MaxLevel)
 		}
 	}
-	c.Claimed, c.Stats = nil, CycleStats{At: c.Now.UTC()}
+	c.Claimed, c.HintedClaims, c.Stats = nil, nil, CycleStats{At: c.Now.UTC()}
 	t0 := time.Now()
 	lk, unlock, err := l.lockList(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package list
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,6 +40,7 @@ type plan struct {
 	freshWidth []int    // the width of each one's file field
 	h          pickHeap // the lines to claim
 	max        int      // claim at most this many
+	hinted     []string // lines the spider holds that are hinted (Cycle.HintedClaims)
 }
 
 // pass runs the cycle c on the locked list: read, decide, write.
@@ -57,6 +59,7 @@ func (l locked) pass(c *Cycle) error {
 	if err != nil {
 		return err
 	}
+	c.HintedClaims = p.hinted
 	p.appendNew(c, pend, l.reserve)
 	p.claim(c)
 	appendBuf := p.appendBuf()
@@ -141,6 +144,7 @@ func (p *plan) merge(k *scanWorker, st *CycleStats) {
 	for _, m := range k.matched {
 		m.exists = true
 	}
+	p.hinted = append(p.hinted, k.hinted...)
 	st.Recorded += k.stats.Recorded
 	st.Dropped += k.stats.Dropped
 	st.TakenBack += k.stats.TakenBack
@@ -274,7 +278,8 @@ type scanWorker struct {
 	h       pickHeap
 	stats   CycleStats
 	matched []*pending
-	cur     Entry // one Entry for the section: passing it to the Picker must not allocate per line
+	hinted  []string // Cycle.HintedClaims
+	cur     Entry    // one Entry for the section: passing it to the Picker must not allocate per line
 }
 
 // line handles one line of the section: record a result, take back a dead
@@ -319,6 +324,9 @@ func (k *scanWorker) line(off int64, v *view) error {
 		} else if e.Spider != c.Spider && e.Modified.IsZero() {
 			k.stats.FirstElsewhere++
 		}
+	}
+	if e.Spider == c.Spider && e.Hinted() {
+		k.hinted = append(k.hinted, strings.Clone(e.URL))
 	}
 	if changed {
 		k.updates = append(k.updates, update{off: off, prefix: v.urlOff, e: e.Clone()})

@@ -234,7 +234,7 @@ func TestPassDueOnceWorkersWait(t *testing.T) {
 func TestClaimedLinesGoFirst(t *testing.T) {
 	r := testRun(t)
 	r.jobs.ahead.links(list.Entry{URL: "http://h/", Level: 0}, []list.Add{{URL: "http://h/deep/1", Level: 5}, {URL: "http://h/deep/2", Level: 6}}, -1, 0, fetchNow)
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}}, nil)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/style.css", Level: 0}}, {en: list.Entry{URL: "http://h/a", Level: 1}}}, nil, nil)
 	var order []string
 	for range 4 {
 		j, ok := r.jobs.take()
@@ -277,7 +277,7 @@ func TestTakeWaits(t *testing.T) {
 	for range 3 {
 		go worker()
 	}
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/c1", Level: 1}}, {en: list.Entry{URL: "http://h/c2", Level: 1}}}, nil)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/c1", Level: 1}}, {en: list.Entry{URL: "http://h/c2", Level: 1}}}, nil, nil)
 	claimed := []string{<-got, <-got}
 	slices.Sort(claimed)
 	if !slices.Equal(claimed, []string{"/c1", "/c2"}) {
@@ -692,7 +692,7 @@ func TestNoWakeAfterSpacing(t *testing.T) {
 	r := testRun(t)
 	now := time.Now()
 	r.lastPass, r.spacing = now.Add(-time.Second), time.Millisecond
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a", Level: 1}}}, nil)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a", Level: 1}}}, nil, nil)
 	r.inflight["http://h/a"] = claimedLine{}
 	if r.passDue(now) {
 		t.Fatal("pass due with a claimed line queued and nothing to record")
@@ -852,10 +852,10 @@ func TestClaimedByUrgency(t *testing.T) {
 	}
 	earlier = append(earlier, job{en: list.Entry{URL: "http://h/old", Level: 2, State: list.Downloaded, Modified: now.Add(-100 * time.Second)}})
 	first := &claim.Picker{P: p, Now: now.Add(-time.Second), Backlog: true}
-	q.addClaimed(earlier, first.Less)
+	q.addClaimed(earlier, nil, first.Less)
 	home := list.Entry{URL: "http://h/", Level: 0, State: list.Downloaded, Modified: now.Add(-8 * time.Second), Due: now.Add(-500 * time.Millisecond)}
 	later := &claim.Picker{P: p, Now: now, Backlog: true}
-	q.addClaimed([]job{{en: list.Entry{URL: "http://h/media/9.png", Level: 4, State: list.Found}}, {en: home}}, later.Less)
+	q.addClaimed([]job{{en: list.Entry{URL: "http://h/media/9.png", Level: 4, State: list.Found}}, {en: home}}, nil, later.Less)
 	var got []string
 	for range 7 {
 		j, ok := q.take()
@@ -867,6 +867,43 @@ func TestClaimedByUrgency(t *testing.T) {
 	want := []string{"http://h/", "http://h/media/0.png", "http://h/media/1.png", "http://h/media/2.png", "http://h/media/3.png", "http://h/media/9.png", "http://h/old"}
 	if !slices.Equal(got, want) {
 		t.Errorf("fetched %v, want %v", got, want)
+	}
+}
+
+// A line this spider claimed among its refreshes that another spider's
+// hub then announced (the list marks it hinted: list.Cycle.HintedClaims)
+// goes before the refreshes claimed with it, and its visit answers the
+// hint (its job's line is hinted: ForHint), as if it had been claimed
+// hinted; the lines workers took already are left alone, and the lines
+// not hinted keep their order (issue 21: at 10 requests/s an edit the home
+// page announced reached the mirror 19 s later, fetched in the order of
+// the slow spider's batch, then fetched again for the hint).
+func TestHintedClaimMovesUp(t *testing.T) {
+	now := time.Date(2026, 11, 25, 14, 20, 42, 0, time.UTC)
+	r := testRun(t)
+	r.jobs.ahead.set(false)
+	pick := &claim.Picker{P: r.e.cfg.Profile, Now: now}
+	refresh := func(path string) list.Entry {
+		return list.Entry{URL: "http://h" + path, Level: 2, State: list.Downloaded, Modified: now.Add(-2 * time.Hour), Due: now.Add(-time.Hour)}
+	}
+	first := &list.Cycle{Now: now, Pick: pick, Claimed: []list.Entry{refresh("/r1"), refresh("/r2"), refresh("/r3"),
+		{URL: "http://h/new", Level: 3, State: list.Found, Due: now}, refresh("/r4"), {URL: "http://h/new2", Level: 3, State: list.Found, Due: now}}}
+	r.queueClaims(passResult{c: first}, r.e.lease.current())
+	if got := takeURLs(t, r, 3); !slices.Equal(got, []string{"/new", "/new2", "/r1"}) {
+		t.Fatalf("took %v first, want the first visits, then /r1", got)
+	}
+	hinted := []string{"http://h/new", "http://h/new2", "http://h/r1", "http://h/r3", "http://h/gone"}
+	r.queueClaims(passResult{c: &list.Cycle{Now: now, Pick: pick, HintedClaims: hinted}}, r.e.lease.current())
+	var got []string
+	for range 3 {
+		j, ok := r.jobs.take()
+		if !ok {
+			t.Fatal("jobs closed")
+		}
+		got = append(got, fmt.Sprintf("%s %v", strings.TrimPrefix(j.en.URL, "http://h"), j.en.Hinted()))
+	}
+	if want := []string{"/r3 true", "/r2 false", "/r4 false"}; !slices.Equal(got, want) {
+		t.Errorf("took %v, want %v", got, want)
 	}
 }
 

@@ -180,11 +180,29 @@ func (q *jobs) received() {
 // addClaimed queues the lines a pass claimed the usual way, and the lines
 // that moved up with them (ahead.claimed) for the next pass. less is the
 // pass's order of urgency (its Picker's Less); nil puts first visits first.
-func (q *jobs) addClaimed(js []job, less func(a, b *list.Entry) bool) {
+// The claimed lines still queued whose URL is in hinted, which the list
+// says are hinted (list.Cycle.HintedClaims), are marked so as it did: a
+// hub another spider polled announced a change after this spider claimed
+// them, and the visit, not yet begun, answers it (its result says
+// ForHint). They move up as a hinted line claimed now would: an
+// announced page does not wait behind the refreshes claimed before it,
+// nor is it visited again for the hint.
+func (q *jobs) addClaimed(js []job, hinted []string, less func(a, b *list.Entry) bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, j := range js {
 		q.adds = append(q.adds, q.ahead.claimed(j.en)...)
+	}
+	if len(hinted) > 0 {
+		set := make(map[string]bool, len(hinted))
+		for _, u := range hinted {
+			set[u] = true
+		}
+		for i := range q.claimed {
+			if en := &q.claimed[i].en; set[en.URL] && !en.Modified.IsZero() && !en.Hinted() {
+				en.Due = en.Modified
+			}
+		}
 	}
 	q.claimed = byUrgency(q.claimed, js, less)
 	if len(js) > 0 {

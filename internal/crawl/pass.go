@@ -284,7 +284,7 @@ func (r *run) queueClaims(p passResult, epoch int64) {
 	if c.Pick != nil {
 		less = c.Pick.Less
 	}
-	r.jobs.addClaimed(js, less)
+	r.jobs.addClaimed(js, c.HintedClaims, less)
 }
 
 // idleWait is how long an idle spider waits for a line to become due: until

@@ -1,6 +1,7 @@
 package listtest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -81,5 +82,62 @@ func testHintWhileOut(t *testing.T, b Backend) {
 	}
 	if e := m[u("asked")]; e.Hinted() || !e.Due.Equal(at(time.Hour)) {
 		t.Errorf("a line claimed for its hint: %+v; want due %v", e, at(time.Hour))
+	}
+}
+
+// A pass tells its spider which of the lines it holds are hinted
+// (list.Cycle.HintedClaims), whichever spider's hint marked them: not
+// the lines it recorded or released in the pass, nor another spider's.
+func testHintedClaims(t *testing.T, b Backend) {
+	open := b.New(t)
+	a, o := join(t, b, open, "a"), join(t, b, open, "other")
+	mod := at(-48 * time.Hour)
+	var lines []line
+	for _, p := range []string{"c1", "c2", "c3", "c4"} {
+		lines = append(lines, line{url: u(p), level: 1, found: at(-72 * time.Hour),
+			res: list.Result{State: list.Downloaded, File: p + ".html", Modified: mod, Due: at(-time.Hour)}})
+	}
+	lines = append(lines, line{url: u("new"), level: 1, found: at(-72 * time.Hour)})
+	seed(a, lines)
+	mine := a.claim(t0, slowProfile, 3)
+	theirs := o.claim(t0, slowProfile, 10)
+	if len(mine) != 3 || len(theirs) != 2 || !slices.Contains(mine, u("new")) {
+		t.Fatalf("a claimed %v, other %v: want the new line and two copies, and the other two", mine, theirs)
+	}
+	held := func(sp *spider, c *list.Cycle) []string {
+		t.Helper()
+		c.Now = t0
+		return sp.run(c).HintedClaims
+	}
+	if got := held(a, &list.Cycle{}); len(got) != 0 {
+		t.Errorf("before any hint, hinted claims %v", got)
+	}
+	var hints []list.Add
+	for _, l := range lines {
+		hints = append(hints, list.Add{URL: l.url, Level: 1, Hint: at(-time.Minute)})
+	}
+	if st := o.run(&list.Cycle{Now: t0, Add: hints}).Stats; st.Hinted != 4 {
+		t.Fatalf("hinted %d lines, want the 4 copies", st.Hinted)
+	}
+	// In list order: the lines' order in lines.
+	inOrder := func(claimed []string) []string {
+		var out []string
+		for _, l := range lines {
+			if slices.Contains(claimed, l.url) && l.url != u("new") {
+				out = append(out, l.url)
+			}
+		}
+		return out
+	}
+	copies := inOrder(mine)
+	got := held(a, &list.Cycle{Results: []list.Result{{URL: copies[0], State: list.Downloaded, File: "x.html", Modified: t0, Due: at(time.Hour), ForHint: true}}})
+	if want := copies[1:]; !equalStrings(got, want) {
+		t.Errorf("a's hinted claims %v, want %v (not the one recorded, nor the new line)", got, want)
+	}
+	if got, want := held(o, &list.Cycle{}), inOrder(theirs); !equalStrings(got, want) {
+		t.Errorf("the other's hinted claims %v, want %v", got, want)
+	}
+	if got := held(a, &list.Cycle{ReleaseOwn: true}); len(got) != 0 {
+		t.Errorf("after releasing its claims, hinted claims %v", got)
 	}
 }

@@ -47,6 +47,7 @@ func Run(t *testing.T, b Backend) {
 		{"LevelLowering", testLevelLowering},
 		{"Hints", testHints},
 		{"HintWhileOut", testHintWhileOut},
+		{"HintedClaims", testHintedClaims},
 		{"ClaimOrder", testClaimOrder},
 		{"ClaimLimits", testClaimLimits},
 		{"IdleNext", testIdleNext},

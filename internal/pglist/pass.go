@@ -31,15 +31,15 @@ type pass struct {
 }
 
 // run does the steps of a pass in the order of the file store's (list's
-// pass.go): appends and level changes, results, takebacks, the claim,
-// the counts.
+// pass.go): appends and level changes, results, takebacks, the lines
+// held that are hinted, the claim, the counts.
 func (p *pass) run(ctx context.Context) error {
 	steps := []struct {
 		name string
 		f    func(context.Context) error
 	}{
 		{"append", p.add}, {"record", p.record}, {"take back", p.takeBack},
-		{"claim", p.claim}, {"count", p.count},
+		{"hinted claims", p.hintedClaims}, {"claim", p.claim}, {"count", p.count},
 	}
 	for _, s := range steps {
 		if err := s.f(ctx); err != nil {
@@ -250,6 +250,18 @@ func (p *pass) takeBack(ctx context.Context) error {
 	}
 	p.c.Stats.TakenBack = int(tag.RowsAffected())
 	return nil
+}
+
+// hintedClaims lists the lines the spider holds in its session that are
+// hinted (list.Cycle.HintedClaims), in list order.
+func (p *pass) hintedClaims(ctx context.Context) error {
+	rows, err := p.tx.Query(ctx, `SELECT url FROM lines WHERE spider = $1 AND epoch = $2 AND due <= modified ORDER BY id`,
+		p.c.Spider, p.epoch)
+	if err != nil {
+		return err
+	}
+	p.c.HintedClaims, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	return err
 }
 
 // liveLocks4 is liveLocks with the schema's oid as $4.

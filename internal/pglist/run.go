@@ -91,7 +91,7 @@ func retryable(err error) bool {
 
 // attempt runs the pass once, in a transaction.
 func (s *Store) attempt(ctx context.Context, c *list.Cycle, pick Profiled, l *SpiderLock, epoch int64) error {
-	c.Claimed, c.Stats = nil, list.CycleStats{At: c.Now.UTC()}
+	c.Claimed, c.HintedClaims, c.Stats = nil, nil, list.CycleStats{At: c.Now.UTC()}
 	t0 := time.Now()
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
