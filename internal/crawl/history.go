@@ -3,6 +3,7 @@ package crawl
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,9 +61,11 @@ func mayBeBannered(en list.Entry, rec meta.Record) bool {
 // fetch is over). Without it the lines are fetched unconditionally, which
 // is slower but correct. The start pages' history comes along: their
 // links are their sites' navigation (revisit.go), kept current whichever
-// spider visits them.
-func (e *Engine) records(h *historian, claimed []list.Entry, carried map[string]bool) map[string]meta.Record {
-	var keys []string
+// spider visits them. So does the history of the lines claimed earlier
+// that the list says are hinted (hinted: list.Cycle.HintedClaims), which
+// holds the announcement that hinted them (jobs.addClaimed).
+func (e *Engine) records(h *historian, claimed []list.Entry, hinted []string, carried map[string]bool) map[string]meta.Record {
+	keys := slices.Clone(hinted)
 	for _, en := range claimed {
 		if !carried[en.URL] || visited(en) {
 			keys = append(keys, en.URL)

@@ -396,7 +396,7 @@ func TestWorkersIdle(t *testing.T) {
 		t.Error("idle after a pass that sent claims (a refresh's pass)")
 	}
 	r.sent = 0
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a"}}}, nil, nil)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/a"}}}, nil, nil, nil)
 	if r.workersIdle() {
 		t.Error("idle with a job queued")
 	}

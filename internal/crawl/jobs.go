@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/spider-mirror/spider/internal/meta"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -181,13 +182,15 @@ func (q *jobs) received() {
 // that moved up with them (ahead.claimed) for the next pass. less is the
 // pass's order of urgency (its Picker's Less); nil puts first visits first.
 // The claimed lines still queued whose URL is in hinted, which the list
-// says are hinted (list.Cycle.HintedClaims), are marked so as it did: a
-// hub another spider polled announced a change after this spider claimed
-// them, and the visit, not yet begun, answers it (its result says
-// ForHint). They move up as a hinted line claimed now would: an
-// announced page does not wait behind the refreshes claimed before it,
-// nor is it visited again for the hint.
-func (q *jobs) addClaimed(js []job, hinted []string, less func(a, b *list.Entry) bool) {
+// says are hinted (list.Cycle.HintedClaims), are marked so as it did, and
+// take their history from recs, which holds the announcement: a hub
+// announced a change after this spider claimed them (one another spider
+// polled, most often), and the visit, not yet begun, answers it (its
+// result says ForHint; revisit takes the change as announced). They
+// move up as a hinted line claimed now would: an announced page does not
+// wait behind the refreshes claimed before it, nor is it visited again
+// for the hint.
+func (q *jobs) addClaimed(js []job, hinted []string, recs map[string]meta.Record, less func(a, b *list.Entry) bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, j := range js {
@@ -199,8 +202,12 @@ func (q *jobs) addClaimed(js []job, hinted []string, less func(a, b *list.Entry)
 			set[u] = true
 		}
 		for i := range q.claimed {
-			if en := &q.claimed[i].en; set[en.URL] && !en.Modified.IsZero() && !en.Hinted() {
-				en.Due = en.Modified
+			j := &q.claimed[i]
+			if set[j.en.URL] && !j.en.Modified.IsZero() && !j.en.Hinted() {
+				j.en.Due = j.en.Modified
+				if rec, ok := recs[j.en.URL]; ok {
+					j.rec = rec
+				}
 			}
 		}
 	}

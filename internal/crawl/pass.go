@@ -120,7 +120,7 @@ func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, ca
 	c.Add = append(c.Add, p.guesses...)
 	p.err = e.list.Run(ctx, c)
 	if p.err == nil {
-		p.recs = e.records(hist, c.Claimed, carried)
+		p.recs = e.records(hist, c.Claimed, c.HintedClaims, carried)
 	}
 	if cp, counting := c.Pick.(*countingPicker); counting && p.err == nil && !offersEveryLine(e.list) {
 		if err := cp.recount(ctx, e.list); err != nil {
@@ -284,7 +284,7 @@ func (r *run) queueClaims(p passResult, epoch int64) {
 	if c.Pick != nil {
 		less = c.Pick.Less
 	}
-	r.jobs.addClaimed(js, c.HintedClaims, less)
+	r.jobs.addClaimed(js, c.HintedClaims, p.recs, less)
 }
 
 // idleWait is how long an idle spider waits for a line to become due: until

@@ -26,7 +26,7 @@ func TestPacedHostJobChosenAtItsTurn(t *testing.T) {
 	refresh := func(u string) job {
 		return job{en: list.Entry{URL: u, Level: 1, State: list.Downloaded, Modified: time.Unix(1, 0)}}
 	}
-	r.jobs.addClaimed([]job{refresh("http://h/r1"), refresh("http://h/r2"), refresh("http://h/r3"), refresh("http://free/x")}, nil, nil)
+	r.jobs.addClaimed([]job{refresh("http://h/r1"), refresh("http://h/r2"), refresh("http://h/r3"), refresh("http://free/x")}, nil, nil, nil)
 	first, _ := r.jobs.take()
 	if first.en.URL != "http://h/r1" || first.turn == nil {
 		t.Fatalf("took %s (turn %v), want /r1 waiting for its turn", first.en.URL, first.turn)
@@ -42,7 +42,7 @@ func TestPacedHostJobChosenAtItsTurn(t *testing.T) {
 		t.Fatalf("took %s while a worker waits for its host's turn", j.en.URL)
 	}
 	// The pass after the chain's last page claims the next one.
-	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/chain/2", Level: 9, State: list.Found}}}, nil, nil)
+	r.jobs.addClaimed([]job{{en: list.Entry{URL: "http://h/chain/2", Level: 9, State: list.Found}}}, nil, nil, nil)
 	first.turn.came()
 	first.turn.came() // again once the fetch is done: no effect
 	next, _ := r.jobs.take()
@@ -185,7 +185,7 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 		js = append(js, job{en: en})
 		r.inflight[en.URL] = claimedLine{}
 	}
-	r.jobs.addClaimed(js, nil, nil)
+	r.jobs.addClaimed(js, nil, nil, nil)
 	r.backlog = true
 	c, _, _ := r.cycle()
 	var back []string
@@ -206,7 +206,7 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 	}
 	// Without a backlog the refreshes stay.
 	r = testRun(t)
-	r.jobs.addClaimed([]job{{en: entry("/r1", 2)}}, nil, nil)
+	r.jobs.addClaimed([]job{{en: entry("/r1", 2)}}, nil, nil, nil)
 	r.inflight["http://h/r1"] = claimedLine{}
 	if c, _, _ := r.cycle(); len(c.Results) != 0 {
 		t.Errorf("handed back %v with no page never visited waiting", c.Results)
@@ -292,7 +292,7 @@ func TestBacklogEndedPassesAgain(t *testing.T) {
 			if tc.firstQueued {
 				en.State, en.Modified = list.Claimed, time.Time{}
 			}
-			r.jobs.addClaimed([]job{{en: en}}, nil, nil)
+			r.jobs.addClaimed([]job{{en: en}}, nil, nil, nil)
 			r.inflight[en.URL] = claimedLine{}
 		}
 		c := &list.Cycle{Now: time.Now(), Pick: &claim.Picker{P: r.e.cfg.Profile, Now: time.Now(), Backlog: tc.before}}
