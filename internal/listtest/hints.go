@@ -86,8 +86,9 @@ func testHintWhileOut(t *testing.T, b Backend) {
 }
 
 // A pass tells its spider which of the lines it holds are hinted
-// (list.Cycle.HintedClaims), whichever spider's hint marked them: not
-// the lines it recorded or released in the pass, nor another spider's.
+// (list.Cycle.HintedClaims), whichever spider's hint marked them, its own
+// pass's included: not the lines it recorded, handed back or released in
+// the pass, nor another spider's.
 func testHintedClaims(t *testing.T, b Backend) {
 	open := b.New(t)
 	a, o := join(t, b, open, "a"), join(t, b, open, "other")
@@ -112,13 +113,6 @@ func testHintedClaims(t *testing.T, b Backend) {
 	if got := held(a, &list.Cycle{}); len(got) != 0 {
 		t.Errorf("before any hint, hinted claims %v", got)
 	}
-	var hints []list.Add
-	for _, l := range lines {
-		hints = append(hints, list.Add{URL: l.url, Level: 1, Hint: at(-time.Minute)})
-	}
-	if st := o.run(&list.Cycle{Now: t0, Add: hints}).Stats; st.Hinted != 4 {
-		t.Fatalf("hinted %d lines, want the 4 copies", st.Hinted)
-	}
 	// In list order: the lines' order in lines.
 	inOrder := func(claimed []string) []string {
 		var out []string
@@ -130,9 +124,24 @@ func testHintedClaims(t *testing.T, b Backend) {
 		return out
 	}
 	copies := inOrder(mine)
+	// A hint of the spider's own pass counts too.
+	own := []list.Add{{URL: copies[0], Level: 1, Hint: at(-time.Minute)}}
+	if got, want := held(a, &list.Cycle{Add: own}), copies[:1]; !equalStrings(got, want) {
+		t.Errorf("after its own hint, a's hinted claims %v, want %v", got, want)
+	}
+	var hints []list.Add
+	for _, l := range lines {
+		hints = append(hints, list.Add{URL: l.url, Level: 1, Hint: at(-time.Minute)})
+	}
+	if st := o.run(&list.Cycle{Now: t0, Add: hints}).Stats; st.Hinted != 3 {
+		t.Fatalf("hinted %d lines, want the 3 copies not hinted yet", st.Hinted)
+	}
 	got := held(a, &list.Cycle{Results: []list.Result{{URL: copies[0], State: list.Downloaded, File: "x.html", Modified: t0, Due: at(time.Hour), ForHint: true}}})
 	if want := copies[1:]; !equalStrings(got, want) {
 		t.Errorf("a's hinted claims %v, want %v (not the one recorded, nor the new line)", got, want)
+	}
+	if got := held(a, &list.Cycle{Results: []list.Result{{URL: copies[1]}}}); len(got) != 0 {
+		t.Errorf("after handing back its hinted claim, a's hinted claims %v", got)
 	}
 	if got, want := held(o, &list.Cycle{}), inOrder(theirs); !equalStrings(got, want) {
 		t.Errorf("the other's hinted claims %v, want %v", got, want)
