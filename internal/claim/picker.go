@@ -36,7 +36,8 @@ type Picker struct {
 	// or, if it is an HTML page, once it is the profile's Shortest old
 	// if that comes first, ordered as Early's lines: Shortest is the
 	// user's price of a page, so requests stay within pages ÷ Shortest
-	// (hubs ÷ half of it) however fast the spider could go, while
+	// (÷ half of it for a page whose model interval is within twice
+	// Shortest: a hub) however fast the spider could go, while
 	// images, style sheets and other files keep to their model as with
 	// Early (a requisite presumes a change per stale bound). It overrides
 	// Early, and gives way to Backlog as Early does.
