@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -896,17 +897,30 @@ func TestHintedClaimMovesUp(t *testing.T) {
 	announced := map[string]meta.Record{"http://h/r3": {URL: "http://h/r3", Announced: now.Add(-time.Second)}}
 	r.queueClaims(passResult{c: &list.Cycle{Now: now, Pick: pick, HintedClaims: hinted}, recs: announced}, r.e.lease.current())
 	var got []string
+	var outs []*outcome
 	for range 3 {
 		j, ok := r.jobs.take()
 		if !ok {
 			t.Fatal("jobs closed")
 		}
 		got = append(got, fmt.Sprintf("%s %v %v", strings.TrimPrefix(j.en.URL, "http://h"), j.en.Hinted(), !j.rec.Announced.IsZero()))
+		outs = append(outs, &outcome{job: j, res: list.Result{URL: j.en.URL, State: list.Downloaded, Modified: now}})
 	}
 	// The hinted line's history is the one read with the pass, which
 	// holds the announcement: its visit is taken as announced (revisit).
 	if want := []string{"/r3 true true", "/r2 false false", "/r4 false false"}; !slices.Equal(got, want) {
 		t.Errorf("took %v, want %v", got, want)
+	}
+	// Its result answers the hint (list.Result.ForHint), the others' not:
+	// a hint that comes while it is out is kept, and it is not visited
+	// again for the one it answered.
+	r.committed(committed{outs: outs})
+	forHint := map[string]bool{}
+	for _, res := range r.results {
+		forHint[strings.TrimPrefix(res.URL, "http://h")] = res.ForHint
+	}
+	if want := map[string]bool{"/r3": true, "/r2": false, "/r4": false}; !maps.Equal(forHint, want) {
+		t.Errorf("results for a hint: %v, want %v", forHint, want)
 	}
 }
 
