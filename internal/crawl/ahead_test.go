@@ -874,11 +874,12 @@ func TestClaimedByUrgency(t *testing.T) {
 // A line this spider claimed among its refreshes that another spider's
 // hub then announced (the list marks it hinted: list.Cycle.HintedClaims)
 // goes before the refreshes claimed with it, and its visit answers the
-// hint (its job's line is hinted: ForHint) with the history read with
-// the pass, as if it had been claimed hinted; the lines workers took already are left alone, and the lines
-// not hinted keep their order (issue 21: at 10 requests/s an edit the home
-// page announced reached the mirror 19 s later, fetched in the order of
-// the slow spider's batch, then fetched again for the hint).
+// hint (its job's line is hinted, its result says ForHint) with the
+// history read with the pass, as if it had been claimed hinted; the
+// lines workers took already are left alone, and the lines not hinted
+// keep their order (issue 21: at 10 requests/s an edit the home page
+// announced reached the mirror 19 s later, fetched in the order of the
+// slow spider's batch, then fetched again for the hint).
 func TestHintedClaimMovesUp(t *testing.T) {
 	now := time.Date(2026, 11, 25, 14, 20, 42, 0, time.UTC)
 	r := testRun(t)
