@@ -64,16 +64,16 @@ func TestFastAndSlowSideBySide(t *testing.T) {
 	}
 	checkMirror(t, mirrorDir, es)
 
-	// 2. A page announced on the home page is fetched by the fast spider
-	// within its window. (The slow spider does not even visit the home page
-	// while the fast one runs: the shared copy is never older than its window.)
+	// 2. A page announced on the home page is fetched within the fast
+	// window. The home page is polled on the fast spider's schedule
+	// (the shared copy is never older than its shortest); a start page
+	// has no floor of its own profile's (internal/claim), so whichever
+	// spider finds it due first polls it and follows what it announces.
 	announced := time.Now()
 	news := site.AddTopic("breaking news")
-	took := eventually(t, fastWindow+slack, "the fast spider fetching the announced page", downloaded(news))
+	took := eventually(t, fastWindow+slack, "a spider fetching the announced page", downloaded(news))
 	first := firstRequest(site, news)
-	if !strings.HasSuffix(first.UserAgent, "; fast)") {
-		t.Errorf("announced page first fetched by %q, want the fast spider", first.UserAgent)
-	}
+	t.Logf("announced page first fetched by %q", first.UserAgent)
 	t.Logf("announced page in the mirror %v after the announcement (fast window %v)", took, fastWindow)
 	if d := first.Time.Sub(announced); d > fastWindow+slack {
 		t.Errorf("announced page fetched %v after the announcement, want within %v", d, fastWindow+slack)

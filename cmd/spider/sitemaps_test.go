@@ -89,7 +89,7 @@ func TestStatusTurnovers(t *testing.T) {
 	var out strings.Builder
 	printTurnovers(&out, st)
 	for _, want := range []string{"http://b.example/  3 polls by fast (shortest 30m0s), last 2026-11-21T12:00:00Z",
-		"http://a.example/  1 poll by fast", "hint: lower --shortest"} {
+		"http://a.example/  1 poll by fast", "hint: a shorter --delay"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed no %q:\n%s", want, out.String())
 		}

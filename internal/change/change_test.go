@@ -254,3 +254,61 @@ func TestTurnedOver(t *testing.T) {
 		}
 	}
 }
+
+func TestChurn(t *testing.T) {
+	nav := []string{"/", "/s/", "/t/"}
+	page := func(latest ...string) []string {
+		return append(append(slices.Clone(nav), latest...), "/about")
+	}
+	tests := []struct {
+		name        string
+		before, now []string
+		want        float64
+	}{
+		{"first visit", nil, page("a", "b", "c"), 0},
+		{"as before", page("a", "b", "c"), page("a", "b", "c"), 0},
+		{"three new of five", page("a", "b", "c", "d", "e"), page("n", "m", "k", "a", "b"), 3.0 / 5},
+		{"one new of five: no evidence", page("a", "b", "c", "d", "e"), page("n", "a", "b", "c", "d"), 0},
+		{"oldest first, scrolled by two of four", page("a", "b", "c", "d"), page("c", "d", "e", "f"), 2.0 / 4},
+		{"all new: turned over", page("a", "b", "c"), page("n", "m", "k"), 1},
+		{"one bumped within the list", page("a", "b", "c"), page("c", "a", "b"), 0},
+		{"a list that grows", []string{"a", "b"}, []string{"c", "a", "b"}, 0},
+		{"the navigation alone changed", page("a", "b"), []string{"/", "/s/", "/u/", "a", "b", "/about"}, 0},
+	}
+	for _, tt := range tests {
+		prev := ""
+		if tt.before != nil {
+			prev = Links(tt.before)
+		}
+		if got := Churn(prev, tt.now); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPollAfter(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name                   string
+		churn                  float64
+		since, shortest, floor time.Duration
+		want                   time.Duration
+		ok                     bool
+	}{
+		{"three of five gone in 7.5s: half the list in 6.25s", 0.6, 7500 * time.Millisecond, 7500 * time.Millisecond, s, 6250 * time.Millisecond, true},
+		{"steady: half gone, the same again", 0.5, 5 * s, 10 * s, s, 5 * s, true},
+		{"turned over: half as long", 1, 4 * s, 10 * s, s, 2 * s, true},
+		{"slow list: the model decides", 0.1, 10 * s, 10 * s, s, 10 * s, false},
+		{"quiet poll after a quick one: twice as late", 0, 2 * s, 10 * s, s, 4 * s, true},
+		{"quiet poll at shortest: the model decides", 0, 10 * s, 10 * s, s, 10 * s, false},
+		{"the floor holds", 1, 2 * s, 10 * s, 3 * s, 3 * s, true},
+		{"a floor at shortest: the model decides", 1, 20 * s, 10 * s, 10 * s, 10 * s, false},
+		{"after a pause, turned over: shortest", 1, time.Hour, 10 * s, s, 10 * s, false},
+	}
+	for _, tt := range tests {
+		d, ok := PollAfter(tt.churn, tt.since, tt.shortest, tt.floor)
+		if d != tt.want || ok != tt.ok {
+			t.Errorf("%s: %v %v, want %v %v", tt.name, d, ok, tt.want, tt.ok)
+		}
+	}
+}

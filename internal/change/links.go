@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"time"
 )
 
 // A hub (a home page, a section index, a "recent changes" list) announces
@@ -117,6 +118,58 @@ func TurnedOver(prev string, urls []string) bool {
 		}
 	}
 	return gone >= 2
+}
+
+// Churn returns how much of a page's list of announcements the visit
+// found replaced since the visit before (prev, as Links gave it): of the
+// old links that left the page or moved within it, the share that left.
+// A list of the latest five that gained three at the top lost its three
+// oldest and moved the other two down: 3/5. Links that kept their place
+// (the navigation around the list) do not count. It is 1 if the list
+// turned over whole (TurnedOver); 0 with no previous order, or if fewer
+// than two links left: one link replaced (a renamed menu entry) is no
+// evidence, as for TurnedOver.
+func Churn(prev string, urls []string) float64 {
+	if TurnedOver(prev, urls) {
+		return 1
+	}
+	prevs := hashes(prev)
+	_, hs := firsts(urls)
+	now := make(map[uint64]int, len(hs))
+	for i, h := range hs {
+		now[h] = i
+	}
+	gone, moved := 0, 0
+	for i, h := range prevs {
+		switch j, ok := now[h]; {
+		case !ok:
+			gone++
+		case j != i:
+			moved++
+		}
+	}
+	if gone < 2 {
+		return 0
+	}
+	return float64(gone) / float64(gone+moved)
+}
+
+// PollAfter returns how soon a start page is worth polling again, sooner
+// than shortest, when its list of announcements moves faster than that:
+// since is the time since the poll before, churn what this poll found of
+// the list replaced (Churn). The next poll is due when about half the
+// list will have been replaced at the rate seen, and at most twice as
+// late as this one (the list may have paused), so a page listed between
+// two polls is still listed at the second; never sooner than floor (what
+// the caller's request rate allows). ok is false when the rate seen
+// allows shortest or longer: the page's model decides.
+func PollAfter(churn float64, since, shortest, floor time.Duration) (d time.Duration, ok bool) {
+	d = min(2*since, shortest)
+	if churn > 0 {
+		d = min(time.Duration(float64(since)/(2*churn)), d)
+	}
+	d = max(d, floor)
+	return d, d < shortest
 }
 
 // movedUp compares the hashes of a page's links now (hs) with their order

@@ -10,7 +10,9 @@
 //   - its copy is as old as its revisit interval: the change model's
 //     (the line's due time, internal/change) bounded by the profile's
 //     Shortest (by default its Window) below and its Longest above; the
-//     Window when the line has no model;
+//     Window when the line has no model; a start page's model is bounded
+//     by Longest only: the crawl polls it sooner than Shortest when its
+//     list of announcements moves faster (change.PollAfter);
 //   - it is hinted: a hub or a sitemap said the page changed after its
 //     copy was taken (list.Entry.Hinted). A hint is evidence, not a
 //     guess, so the line is due at once, whatever its copy's age; the
@@ -186,7 +188,7 @@ func (b *bounds) stale(e *list.Entry) bool {
 }
 
 // interval is the revisit interval of a line with a copy: its model's,
-// within [shortest, longest].
+// within [shortest, longest]; a start page's may be shorter than shortest.
 func (b *bounds) interval(e *list.Entry) time.Duration {
 	switch {
 	case e.Due.IsZero(): // no model
@@ -194,7 +196,18 @@ func (b *bounds) interval(e *list.Entry) time.Duration {
 	case !e.Due.After(e.Modified): // hinted: due at once (wait), a visit per shortest at most (Interval)
 		return b.shortest
 	}
-	return min(max(e.Due.Sub(e.Modified), b.shortest), b.longest)
+	return min(max(e.Due.Sub(e.Modified), b.floor(e)), b.longest)
+}
+
+// floor is the shortest revisit interval of a line with a model: shortest,
+// but none for a start page, whose list of announcements may move faster:
+// the crawl sets its due sooner then, no sooner than its request rate
+// allows (internal/crawl, change.PollAfter).
+func (b *bounds) floor(e *list.Entry) time.Duration {
+	if startPage(e) {
+		return 0
+	}
+	return b.shortest
 }
 
 func (b *bounds) due(p Profile, e *list.Entry) bool {
@@ -308,7 +321,7 @@ func byAge(class int) bool { return class == classWaited || class == classStale 
 func (b *bounds) odds(e *list.Entry) float64 {
 	mean := b.interval(e)
 	if e.Due.After(e.Modified) && !e.Modified.IsZero() {
-		mean = max(e.Due.Sub(e.Modified), b.shortest)
+		mean = max(e.Due.Sub(e.Modified), b.floor(e))
 	}
 	return float64(b.now.Sub(e.Modified)) / float64(mean)
 }

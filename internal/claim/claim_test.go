@@ -196,7 +196,10 @@ func TestDueWithModel(t *testing.T) {
 	}{
 		{"model says 2h: due at 3h", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(2 * time.Hour)}, true},
 		{"model says 5h: not due at 3h", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(5 * time.Hour)}, false},
-		{"model says 10m: the window holds it to 1h", fastM, list.Entry{State: list.Downloaded, Modified: ago(50 * time.Minute), Due: ago(40 * time.Minute)}, false},
+		{"model says 10m: the window holds it to 1h", fastM, list.Entry{Level: 1, State: list.Downloaded, Modified: ago(50 * time.Minute), Due: ago(40 * time.Minute)}, false},
+		{"a start page due in 10m: due at 50m", fastM, list.Entry{State: list.Downloaded, File: "h/index.html", Modified: ago(50 * time.Minute), Due: ago(40 * time.Minute)}, true},
+		{"a start page due in 10m: not at 5m", fastM, list.Entry{State: list.Downloaded, File: "h/index.html", Modified: ago(5 * time.Minute), Due: ago(5 * time.Minute).Add(10 * time.Minute)}, false},
+		{"a start page's image due in 10m: the window", fastM, list.Entry{State: list.Downloaded, File: "h/logo.png", Modified: ago(50 * time.Minute), Due: ago(40 * time.Minute)}, false},
 		{"model says a month: Longest makes it due at a day", fastM, list.Entry{State: list.Downloaded, Modified: ago(25 * time.Hour), Due: ago(25 * time.Hour).Add(720 * time.Hour)}, true},
 		{"no Longest: the window, as without a model", fast, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(5 * time.Hour)}, true},
 		{"slow, Shortest 1h: model says 2h, due at 3h", func() Profile { p := slowM; p.Shortest = time.Hour; return p }(), list.Entry{Level: 9, State: list.Downloaded, Modified: copyAt, Due: copyAt.Add(2 * time.Hour)}, true},
@@ -224,7 +227,12 @@ func TestInterval(t *testing.T) {
 	fastM.Longest, fastM.Shortest = 24*time.Hour, 30*time.Minute
 	copyAt := ago(3 * time.Hour)
 	model := func(d time.Duration) list.Entry {
-		return list.Entry{State: list.Downloaded, File: "h/p.html", Modified: copyAt, Due: copyAt.Add(d)}
+		return list.Entry{Level: 1, State: list.Downloaded, File: "h/p.html", Modified: copyAt, Due: copyAt.Add(d)}
+	}
+	start := func(file string, d time.Duration) list.Entry {
+		e := model(d)
+		e.Level, e.File = 0, file
+		return e
 	}
 	tests := []struct {
 		name string
@@ -232,6 +240,9 @@ func TestInterval(t *testing.T) {
 		e    list.Entry
 		want time.Duration
 	}{
+		{"a start page polled sooner: its own", fastM, start("h/index.html", 10*time.Minute), 10 * time.Minute},
+		{"a start page's image: shortest", fastM, start("h/logo.png", 10*time.Minute), 30 * time.Minute},
+		{"a start page at a month: longest", fastM, start("h/index.html", 720*time.Hour), 24 * time.Hour},
 		{"never visited", fastM, list.Entry{State: list.Found, Due: ago(time.Minute)}, time.Hour},
 		{"a copy without a model", fastM, list.Entry{State: list.Downloaded, Modified: copyAt}, time.Hour},
 		{"hinted: shortest", fastM, list.Entry{State: list.Downloaded, Modified: copyAt, Due: copyAt}, 30 * time.Minute},

@@ -22,7 +22,8 @@ import (
 // start page (level 0) is due again after the profile's shortest interval:
 // start pages are where a site announces, one visit says nothing of how
 // often they change, and what a home page's "latest" list shows at the
-// first visit may have scrolled off before a whole window passes. A page
+// first visit may have scrolled off before a whole window passes. A start
+// page whose list moves faster is polled sooner (pollSooner). A page
 // whose links at its first visit are mostly its own, not the site's
 // navigation (a listing: change.Nav.Prior), is due sooner than the window
 // in proportion, so that after a first mirror the listings, which change
@@ -78,6 +79,45 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 	case prior < e.cfg.Profile.Window:
 		o.res.Due = change.Next(en.URL, now, nil, prior, shortest)
 	} // else no evidence yet: each profile's window decides
+	if en.Level == 0 {
+		e.pollSooner(o, pages, now)
+	}
+}
+
+// pollSooner brings the next poll of a start page forward from shortest
+// when its list of announcements moves faster (change.PollAfter): when it
+// will have replaced about half its entries at the rate the polls saw.
+// A poll that found nothing replaced moves the next one later again, if
+// this one came sooner. pages are its links at this visit, nil if it
+// answered 304 (nothing replaced).
+func (e *Engine) pollSooner(o *outcome, pages []string, now time.Time) {
+	last := o.job.rec.LastOK
+	if last.IsZero() || !last.Before(now) {
+		return
+	}
+	var churn float64
+	var news []string
+	if pages != nil {
+		prev := o.job.rec.Links
+		churn, news = change.Churn(prev, pages), change.Announced(prev, pages)
+	}
+	shortest, _, _ := e.cfg.Profile.Intervals()
+	en := o.job.en
+	if sooner := en.Due.After(en.Modified) && en.Due.Sub(en.Modified) < shortest; churn == 0 && !sooner {
+		return // nothing replaced, and not polled sooner before: the model decides
+	}
+	if d, ok := change.PollAfter(churn, now.Sub(last), shortest, e.pollFloor(len(news))); ok {
+		if due := now.Add(d); o.res.Due.IsZero() || due.Before(o.res.Due) {
+			o.res.Due = due
+		}
+	}
+}
+
+// pollFloor is how soon a start page may be polled again after a poll
+// that announced news pages: no sooner than the delay allows fetching
+// them and the next poll, and than a second, the list's resolution.
+func (e *Engine) pollFloor(news int) time.Duration {
+	return max(time.Second, time.Duration(news+1)*e.cfg.Delay)
 }
 
 // requisiteType reports whether a body of media type mt is something pages
@@ -126,10 +166,12 @@ func pageLinks(links []extract.Link, judged []judgedLink) []string {
 // same second may as well be newer than the change. A start page's links
 // are its site's navigation (navigation). A start page whose
 // announcements turned over whole since its last poll (change.TurnedOver)
-// may have listed pages in between that its poll missed: the run's log
-// says so, once a run for each start page, with the remedy, if the poll
-// came within twice the shortest interval of the one before; the
-// spider's status counts such polls (Status.Turnovers).
+// may have listed pages in between that its poll missed: the spider's
+// status counts such polls that came within twice the shortest interval
+// of the one before (Status.Turnovers), and the run's log says so, once
+// a run for each start page, with the remedy, if the poll came within
+// twice the soonest the spider may poll (pollFloor): sooner ones are
+// what pollSooner does about it.
 func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time.Time) {
 	prev := o.job.rec.Links
 	news := change.Announced(prev, pages)
@@ -141,9 +183,10 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		// shortest: not one after a restart or a pause.
 		shortest, _, _ := e.cfg.Profile.Intervals()
 		last := o.job.rec.LastOK
-		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) && e.navs.turnedOver(en.URL, now) {
-			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll: pages it listed in between may be missed until a listing or the slow spider finds them",
-				en.URL, "shortest", shortest, "hint", "lower --shortest so that the start page is polled before its list turns over")
+		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) &&
+			e.navs.turnedOver(en.URL, now, now.Sub(last) <= 2*e.pollFloor(len(news))) {
+			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll, which came as soon as the delay allows: pages it listed in between may be missed until a listing or the slow spider finds them",
+				en.URL, "delay", e.cfg.Delay, "hint", "a shorter --delay, if the host allows it, lets the start page be polled sooner")
 		}
 	}
 	moved := prev != "" && rec.Links != prev
@@ -270,22 +313,33 @@ type navigation struct {
 	mu       sync.Mutex
 	byHost   map[string]change.Nav
 	turnover map[string]*Turnover
+	warned   map[string]bool // start pages turnedOver reported
 }
 
 // turnedOver notes that the list of the start page at url turned over
-// between two polls, the later at now, and reports whether that is the
-// first time this run.
-func (n *navigation) turnedOver(url string, now time.Time) bool {
+// between two polls, the later at now, which came as soon as the spider
+// may poll (soonest) or not, and reports whether it is the first such
+// poll this run that came as soon as it may: a list that turns over
+// faster than the spider may follow it.
+func (n *navigation) turnedOver(url string, now time.Time, soonest bool) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if t := n.turnover[url]; t != nil {
-		t.Polls, t.Last = t.Polls+1, now
+	t := n.turnover[url]
+	if t == nil {
+		if n.turnover == nil {
+			n.turnover = make(map[string]*Turnover)
+		}
+		t = &Turnover{URL: url}
+		n.turnover[url] = t
+	}
+	t.Polls, t.Last = t.Polls+1, now
+	if !soonest || n.warned[url] {
 		return false
 	}
-	if n.turnover == nil {
-		n.turnover = make(map[string]*Turnover)
+	if n.warned == nil {
+		n.warned = make(map[string]bool)
 	}
-	n.turnover[url] = &Turnover{URL: url, Polls: 1, Last: now}
+	n.warned[url] = true
 	return true
 }
 

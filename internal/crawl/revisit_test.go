@@ -356,6 +356,66 @@ func TestQuickRevisitsAreNoHistory(t *testing.T) {
 	}
 }
 
+// A start page whose "latest" list moves faster than shortest is polled
+// sooner: when about half the list will have been replaced at the rate
+// the last two polls saw (change.PollAfter), never sooner than the delay
+// allows fetching what the poll announced and the next poll. A quiet poll
+// lets the next come twice as late, back to the model's if the page was
+// not polled sooner before. Other pages keep their model's due.
+func TestStartPagePolledSooner(t *testing.T) {
+	const start, shortest = "http://s/", 10 * time.Minute
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	page := func(latest ...string) []string {
+		return append(append([]string{start, "http://s/about"}, latest...), "http://s/news/")
+	}
+	five := page("http://s/a", "http://s/b", "http://s/c", "http://s/d", "http://s/e")
+	three := page("http://s/n", "http://s/m", "http://s/k", "http://s/a", "http://s/b") // three of five replaced
+	tests := []struct {
+		name      string
+		level     int
+		delay     time.Duration
+		after     time.Duration // since the poll before
+		scheduled time.Duration // the interval the poll came at; 0: by its model
+		pages     []string      // nil: a 304
+		want      time.Duration // from now; 0: the model's (shortest here)
+	}{
+		{"three of five replaced in 5m: again in 4m10s", 0, 0, 5 * time.Minute, 0, three, 5 * time.Minute * 5 / 6},
+		{"the delay allows no sooner than 4 requests", 0, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
+		{"a slow list: shortest", 0, 0, 20 * time.Minute, 0, three, 0},
+		{"a quiet poll after one sooner: twice as late", 0, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
+		{"a 304 after one sooner: twice as late", 0, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
+		{"a quiet poll soon after another: the model", 0, 0, 5 * time.Second, 0, five, 0},
+		{"not a start page", 1, 0, 5 * time.Minute, 0, three, 0},
+	}
+	for _, tt := range tests {
+		e := &Engine{navs: &navigation{}}
+		e.cfg.Profile = claim.Profile{Window: time.Hour, Shortest: shortest}
+		e.cfg.Delay = tt.delay
+		url := start
+		if tt.level > 0 {
+			url = "http://s/list"
+		}
+		before := now.Add(-tt.after)
+		en := list.Entry{URL: url, Level: tt.level, Modified: before}
+		if tt.scheduled > 0 {
+			en.Due = before.Add(tt.scheduled)
+		}
+		// Seen to change at every visit, a minute apart: a hub, due at
+		// shortest by its model.
+		visits := []meta.Visit{{After: 60, Changed: true}, {After: 60, Changed: true}, {After: 60, Changed: true}}
+		o := &outcome{job: job{en: en, rec: meta.Record{LastOK: before, Links: change.Links(five), Visits: visits}}}
+		rec := o.job.rec
+		e.revisit(o, &rec, true, tt.pages, now)
+		want := tt.want
+		if want == 0 {
+			want = shortest
+		}
+		if got := o.res.Due.Sub(now); got != want {
+			t.Errorf("%s: due in %v, want %v", tt.name, got, want)
+		}
+	}
+}
+
 // A spider with a polite delay that is not told to stop when idle spends
 // its spare budget on copies past half their interval; one without a
 // delay also takes every page its profile's shortest interval old (as

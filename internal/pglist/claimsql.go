@@ -82,7 +82,9 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 		// its level are refreshes like those of the other levels, never
 		// while a first mirror is under way (refreshLevels keeps only
 		// level 0 then).
-		qs = append(qs, refreshQueries(sp, []int{0}, k, 1, startPage)...)
+		// Its interval has no floor: the crawl may poll it sooner than
+		// shortest (claim's floor).
+		qs = append(qs, refreshQueries(sp, []int{0}, k, 1, startPage, 0)...)
 		if sp.backlog {
 			lv = lv[1:]
 		} else {
@@ -101,12 +103,15 @@ func candQueries(sp claimSpec, levels []int, k int) []candQuery {
 	if len(lv) == 0 {
 		return qs
 	}
-	return append(qs, refreshQueries(sp, lv, k, 3, only)...)
+	shortest, _, _ := sp.p.Intervals()
+	return append(qs, refreshQueries(sp, lv, k, 3, only, shortest)...)
 }
 
 // refreshQueries returns the queries of tier for the refreshes due at the
-// levels lv, of the lines only (SQL; "": all) selects.
-func refreshQueries(sp claimSpec, lv []int, k, tier int, only string) []candQuery {
+// levels lv, of the lines only (SQL; "": all) selects, whose model's
+// interval is at least floor (claim's floor: shortest, or none for a
+// start page).
+func refreshQueries(sp claimSpec, lv []int, k, tier int, only string, floor time.Duration) []candQuery {
 	shortest, window, longest := sp.p.Intervals()
 	now := sp.now.UTC()
 	if only != "" {
@@ -122,16 +127,16 @@ func refreshQueries(sp claimSpec, lv []int, k, tier int, only string) []candQuer
 	switch {
 	case sp.backlog:
 	case sp.unpaced:
-		qs = unpacedRefresh(perLevel, lv, k, now, shortest, window, longest)
+		qs = unpacedRefresh(perLevel, lv, k, now, floor, shortest, window, longest)
 	case sp.early:
-		qs = earlyRefresh(perLevel, lv, k, now, shortest, window, longest)
+		qs = earlyRefresh(perLevel, lv, k, now, floor, window, longest)
 	}
 	if qs == nil {
 		qs = []candQuery{
 			{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 				[]any{lv, k, now.Add(-window)}},
 			{qModelDue, 2, perLevel(`due > modified AND due <= $3 AND modified <= $4`, `due`),
-				[]any{lv, k, now, now.Add(-shortest)}},
+				[]any{lv, k, now, now.Add(-floor)}},
 			{qModelAged, 2, perLevel(`due > modified AND due > $3 AND modified <= $4`, `modified`),
 				[]any{lv, k, now, now.Add(-longest)}},
 		}
@@ -152,15 +157,16 @@ func refreshQueries(sp claimSpec, lv []int, k, tier int, only string) []candQuer
 // due times; past longest, the copy must be the odds of longest old, on
 // the index of copy times. Each index scan stops at its k-th row (in the
 // order of the index, most rows pass the per-row test) or at its bound: a
-// copy shortest's odds old at least, with a span within longest, has a due
-// time at most longest after that.
-func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, shortest, window, longest time.Duration) []candQuery {
+// copy floor's odds old at least (floor: claim's, shortest or none for a
+// start page), with a span within longest, has a due time at most longest
+// after that.
+func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, window, longest time.Duration) []candQuery {
 	odds := func(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
 	return []candQuery{
 		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(window))}},
 		{qModelDue, 2, perLevel(`due > modified AND due <= $7 AND due <= modified + $6::interval AND modified + (due - modified) * $5::float8 <= $3 AND modified <= $4`, `due`),
-			[]any{lv, k, now, now.Add(-odds(shortest)), claim.EarlyOdds, longest, now.Add(-odds(shortest) + longest)}},
+			[]any{lv, k, now, now.Add(-odds(floor)), claim.EarlyOdds, longest, now.Add(-odds(floor) + longest)}},
 		{qModelAged, 2, perLevel(`due > modified AND due > modified + $4::interval AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(longest)), longest}},
 	}
@@ -186,7 +192,7 @@ const startPage = `(level = 0 AND ` + pageFile + `)`
 // row on the index of due times: such a copy's span is under twice
 // shortest (unless longest is), so its due time is under twice shortest
 // from now.
-func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, shortest, window, longest time.Duration) []candQuery {
+func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, shortest, window, longest time.Duration) []candQuery {
 	by := now.Add(-shortest)
 	plain := min(shortest, time.Duration(float64(window)*claim.EarlyOdds))
 	dueBy := now.Add(2 * shortest)
@@ -201,10 +207,10 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 		{qPlain, 2, pages(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-plain)}},
 		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND modified + greatest(least(due - modified, $6::interval), $7::interval) * $8::float8 <= $3`, `due`),
-			[]any{lv, k, now, by, dueBy, longest, shortest, claim.EarlyOdds}},
+			[]any{lv, k, now, by, dueBy, longest, floor, claim.EarlyOdds}},
 		{qModelAged, 2, pages(`due > modified AND modified <= $3`, `modified`),
 			[]any{lv, k, by}},
-	}, earlyRefresh(others, lv, k, now, shortest, window, longest)...)
+	}, earlyRefresh(others, lv, k, now, floor, window, longest)...)
 }
 
 // refreshLevels returns the levels whose copies may be refreshed: those in

@@ -31,7 +31,7 @@ func TestCandQueries(t *testing.T) {
 			// A start page due is as urgent as a line never visited; its
 			// images and style sheets are refreshes like any other.
 			"plain 1 (pages): [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now) + "]", // no floor: the crawl may poll sooner than shortest
 			"model-age 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 			// Copies past the stale bound after every first visit.
 			"stale 2: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
@@ -43,14 +43,14 @@ func TestCandQueries(t *testing.T) {
 			"waited 0: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
 			"new 1: [" + fmt.Sprint(now) + " 7]", // hinted: at once
 			"plain 1 (pages): [[0] 7 " + fmt.Sprint(now.Add(-day)) + "]",
-			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-day)) + "]",
+			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now) + "]", // no floor: the crawl may poll sooner than shortest
 			"model-age 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-7*day)) + "]",
 			"stale 2: [" + fmt.Sprint(now.Add(-14*day)) + " 7]",
 		}},
 		{"fast", fast, false, []int{0, 1, 2, 3}, []string{
 			"new 1: [" + fmt.Sprint(now) + " 7 1]", // hinted: at once
 			"plain 1 (pages): [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
+			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now) + "]", // no floor: the crawl may poll sooner than shortest
 			"model-age 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"plain 3 (no start pages): [[0 1] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"model-due 3 (no start pages): [[0 1] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-10*time.Minute)) + "]",
@@ -67,7 +67,7 @@ func TestCandQueries(t *testing.T) {
 			"waited 0: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
 			"new 1: [" + fmt.Sprint(now) + " 7 3]",
 			"plain 1 (pages): [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",
-			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
+			"model-due 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now) + "]", // no floor: the crawl may poll sooner than shortest
 			"model-age 1 (pages): [[0] 7 " + fmt.Sprint(now) + " " + fmt.Sprint(now.Add(-time.Hour)) + "]",
 			"stale 2: [" + fmt.Sprint(now.Add(-30*time.Minute)) + " 7]",
 			"plain 3 (no start pages): [[0] 7 " + fmt.Sprint(now.Add(-time.Hour)) + "]",

@@ -101,7 +101,9 @@
 //     time has passed, and its other copies (a file not ending in .html)
 //     as with early refreshes. The refreshes of the start pages (the
 //     HTML pages at level 0; startPage) are queried apart, in the tier of
-//     class 2: claim ranks a start page due with the lines never visited.
+//     class 2: claim ranks a start page due with the lines never visited,
+//     and bounds its model's interval by longest only (no shortest: the
+//     crawl may poll it sooner).
 //     A stale copy that a query of class 2 finds (a hinted copy
 //     within the level limit, a start page) is of class 2 in claim too.
 //

@@ -60,7 +60,7 @@ func randomEntry(r *rand.Rand, now time.Time, url string) list.Entry {
 		return now.Add(-time.Duration(r.Int64N(int64(max)))).Truncate(time.Second)
 	}
 	e := list.Entry{URL: url, Level: r.IntN(8), State: list.Found}
-	switch r.IntN(6) {
+	switch c := r.IntN(6); c {
 	case 0:
 		e.Due = ago(40 * 24 * time.Hour)
 	case 1:
@@ -68,8 +68,15 @@ func randomEntry(r *rand.Rand, now time.Time, url string) list.Entry {
 	case 2:
 		e.State, e.File, e.Modified = list.Downloaded, randomFile(r), ago(40*24*time.Hour)
 	case 3, 4:
-		e.State, e.File, e.Modified = list.Downloaded, randomFile(r), ago(40*24*time.Hour)
-		e.Due = e.Modified.Add(time.Duration(1 + r.Int64N(int64(20*24*time.Hour)))).Truncate(time.Second)
+		// Spans up to 20 days, and (case 4) under two hours for a copy
+		// of the last four: around the profiles' shortest, which a
+		// start page's may be under.
+		span, copied := 20*24*time.Hour, 40*24*time.Hour
+		if c == 4 {
+			span, copied = 2*time.Hour, 4*time.Hour
+		}
+		e.State, e.File, e.Modified = list.Downloaded, randomFile(r), ago(copied)
+		e.Due = e.Modified.Add(time.Duration(1 + r.Int64N(int64(span)))).Truncate(time.Second)
 		if !e.Due.After(e.Modified) {
 			e.Due = e.Modified.Add(time.Second)
 		}
