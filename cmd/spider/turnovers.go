@@ -56,6 +56,6 @@ func printTurnovers(w io.Writer, st *Status) {
 		fmt.Fprintf(w, "  %s  %d %s by %s (shortest %v), last %s\n", t.URL, t.Polls, polls, t.Spider, shortest, t.Last.Format(time.RFC3339))
 	}
 	fmt.Fprintln(w, "  pages they listed in between may be missed until a listing or the slow spider finds them;")
-	fmt.Fprintln(w, "  a spider polls such a page again after half the time, no sooner than --delay allows")
+	fmt.Fprintln(w, "  a spider polls such a page again after half the time, no sooner than the host's pace allows")
 	fmt.Fprintln(w, "  hint: a shorter --delay, if the host allows it, lets a start page be polled sooner")
 }

@@ -106,18 +106,20 @@ func (e *Engine) pollSooner(o *outcome, pages []string, now time.Time) {
 	if sooner := en.Due.After(en.Modified) && en.Due.Sub(en.Modified) < shortest; churn == 0 && !sooner {
 		return // nothing replaced, and not polled sooner before: the model decides
 	}
-	if d, ok := change.PollAfter(churn, now.Sub(last), shortest, e.pollFloor(len(news))); ok {
+	if d, ok := change.PollAfter(churn, now.Sub(last), shortest, e.pollFloor(hostOf(en.URL), len(news))); ok {
 		if due := now.Add(d); o.res.Due.IsZero() || due.Before(o.res.Due) {
 			o.res.Due = due
 		}
 	}
 }
 
-// pollFloor is how soon a start page may be polled again after a poll
-// that announced news pages: no sooner than the delay allows fetching
-// them and the next poll, and than a second, the list's resolution.
-func (e *Engine) pollFloor(news int) time.Duration {
-	return max(time.Second, time.Duration(news+1)*e.cfg.Delay)
+// pollFloor is how soon a start page at host may be polled again after a
+// poll that announced news pages: no sooner than the host's pace allows
+// fetching them and the next poll (its delay, raised by its Crawl-delay,
+// plus its mean answer time, a request), and than a second, the list's
+// resolution.
+func (e *Engine) pollFloor(host string, news int) time.Duration {
+	return max(time.Second, time.Duration(news+1)*(e.polite.hostDelay(host)+e.obs.answer(host)))
 }
 
 // requisiteType reports whether a body of media type mt is something pages
@@ -184,8 +186,8 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		shortest, _, _ := e.cfg.Profile.Intervals()
 		last := o.job.rec.LastOK
 		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) &&
-			e.navs.turnedOver(en.URL, now, now.Sub(last) <= 2*e.pollFloor(len(news))) {
-			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll, which came as soon as the delay allows: pages it listed in between may be missed until a listing or the slow spider finds them",
+			e.navs.turnedOver(en.URL, now, now.Sub(last) <= 2*e.pollFloor(hostOf(en.URL), len(news))) {
+			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll, which came as soon as the host's pace allows: pages it listed in between may be missed until a listing or the slow spider finds them",
 				en.URL, "delay", e.cfg.Delay, "hint", "a shorter --delay, if the host allows it, lets the start page be polled sooner")
 		}
 	}

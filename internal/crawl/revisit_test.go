@@ -373,7 +373,7 @@ func TestStartPagePolledSooner(t *testing.T) {
 	tests := []struct {
 		name      string
 		level     int
-		delay     time.Duration
+		delay     time.Duration // the spider's; below 0, none and the host's Crawl-delay of -delay
 		after     time.Duration // since the poll before
 		scheduled time.Duration // the interval the poll came at; 0: by its model
 		pages     []string      // nil: a 304
@@ -381,6 +381,7 @@ func TestStartPagePolledSooner(t *testing.T) {
 	}{
 		{"three of five replaced in 5m: again in 4m10s", 0, 0, 5 * time.Minute, 0, three, 5 * time.Minute * 5 / 6},
 		{"the delay allows no sooner than 4 requests", 0, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
+		{"the Crawl-delay too", 0, -2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
 		{"a slow list: shortest", 0, 0, 20 * time.Minute, 0, three, 0},
 		{"a quiet poll after one sooner: twice as late", 0, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
 		{"a 304 after one sooner: twice as late", 0, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
@@ -388,9 +389,12 @@ func TestStartPagePolledSooner(t *testing.T) {
 		{"not a start page", 1, 0, 5 * time.Minute, 0, three, 0},
 	}
 	for _, tt := range tests {
-		e := &Engine{navs: &navigation{}}
+		e := &Engine{navs: &navigation{}, obs: &observations{}}
 		e.cfg.Profile = claim.Profile{Window: time.Hour, Shortest: shortest}
-		e.cfg.Delay = tt.delay
+		e.polite = newPoliteness(Config{Delay: max(tt.delay, 0)}, "")
+		if tt.delay < 0 { // a Crawl-delay of -delay
+			e.polite.crawl[hostOf(start)] = -tt.delay
+		}
 		url := start
 		if tt.level > 0 {
 			url = "http://s/list"
