@@ -216,11 +216,13 @@ func TestHeardCountsWithoutTeaching(t *testing.T) {
 	}
 }
 
+// page is a start page's links with latest as its list of latest pages,
+// between the navigation and a footer link.
+func page(latest ...string) []string {
+	return append(append([]string{"/", "/s/", "/t/"}, latest...), "/about")
+}
+
 func TestTurnedOver(t *testing.T) {
-	nav := []string{"/", "/s/", "/t/"}
-	page := func(latest ...string) []string {
-		return append(append(slices.Clone(nav), latest...), "/about")
-	}
 	tests := []struct {
 		name        string
 		before, now []string
@@ -256,10 +258,6 @@ func TestTurnedOver(t *testing.T) {
 }
 
 func TestChurn(t *testing.T) {
-	nav := []string{"/", "/s/", "/t/"}
-	page := func(latest ...string) []string {
-		return append(append(slices.Clone(nav), latest...), "/about")
-	}
 	tests := []struct {
 		name        string
 		before, now []string
