@@ -179,6 +179,12 @@ func TestTurnedOverWarned(t *testing.T) {
 	if len(st.Turnovers) != 1 || st.Turnovers[0].URL != v.base+"/" || st.Turnovers[0].Polls != 1 {
 		t.Errorf("published turnovers %+v, want the start page's, one poll", st.Turnovers)
 	}
+	// Not after a pause: the list turns over, but the poll came late.
+	v.clock = v.clock.Add(2 * time.Hour)
+	poll("/a", "/b", "/c")
+	if lines, _ := grouped(t, log.String(), msg); lines != 1 {
+		t.Errorf("warned after a poll that came late:\n%s", log.String())
+	}
 	// Once a run for each start page; the status counts every poll.
 	var n navigation
 	at := v.clock
