@@ -373,27 +373,28 @@ func TestStartPagePolledSooner(t *testing.T) {
 	tests := []struct {
 		name      string
 		level     int
-		delay     time.Duration // the spider's; below 0, none and the host's Crawl-delay of -delay
+		delay     time.Duration // the spider's
+		crawl     time.Duration // the host's Crawl-delay
 		after     time.Duration // since the poll before
 		scheduled time.Duration // the interval the poll came at; 0: by its model
 		pages     []string      // nil: a 304
 		want      time.Duration // from now; 0: the model's (shortest here)
 	}{
-		{"three of five replaced in 5m: again in 4m10s", 0, 0, 5 * time.Minute, 0, three, 5 * time.Minute * 5 / 6},
-		{"the delay allows no sooner than 4 requests", 0, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
-		{"the Crawl-delay too", 0, -2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
-		{"a slow list: shortest", 0, 0, 20 * time.Minute, 0, three, 0},
-		{"a quiet poll after one sooner: twice as late", 0, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
-		{"a 304 after one sooner: twice as late", 0, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
-		{"a quiet poll soon after another: the model", 0, 0, 5 * time.Second, 0, five, 0},
-		{"not a start page", 1, 0, 5 * time.Minute, 0, three, 0},
+		{"three of five replaced in 5m: again in 4m10s", 0, 0, 0, 5 * time.Minute, 0, three, 5 * time.Minute * 5 / 6},
+		{"the delay allows no sooner than 4 requests", 0, 2 * time.Minute, 0, 5 * time.Minute, 0, three, 8 * time.Minute},
+		{"the Crawl-delay too", 0, 0, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
+		{"a slow list: shortest", 0, 0, 0, 20 * time.Minute, 0, three, 0},
+		{"a quiet poll after one sooner: twice as late", 0, 0, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
+		{"a 304 after one sooner: twice as late", 0, 0, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
+		{"a quiet poll soon after another: the model", 0, 0, 0, 5 * time.Second, 0, five, 0},
+		{"not a start page", 1, 0, 0, 5 * time.Minute, 0, three, 0},
 	}
 	for _, tt := range tests {
 		e := &Engine{navs: &navigation{}, obs: &observations{}}
 		e.cfg.Profile = claim.Profile{Window: time.Hour, Shortest: shortest}
-		e.polite = newPoliteness(Config{Delay: max(tt.delay, 0)}, "")
-		if tt.delay < 0 { // a Crawl-delay of -delay
-			e.polite.crawl[hostOf(start)] = -tt.delay
+		e.polite = newPoliteness(Config{Delay: tt.delay}, "")
+		if tt.crawl > 0 {
+			e.polite.crawl[hostOf(start)] = tt.crawl
 		}
 		url := start
 		if tt.level > 0 {
