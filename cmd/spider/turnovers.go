@@ -57,5 +57,6 @@ func printTurnovers(w io.Writer, st *Status) {
 	}
 	fmt.Fprintln(w, "  pages they listed in between may be missed until a listing or the slow spider finds them;")
 	fmt.Fprintln(w, "  a spider polls such a page again after half the time, no sooner than the host's pace allows")
-	fmt.Fprintln(w, "  hint: a shorter --delay, if the host allows it, lets a start page be polled sooner")
+	fmt.Fprintln(w, "  hint: a shorter --delay, if the host allows it, lets a start page be polled sooner where the")
+	fmt.Fprintln(w, "  delay, not the host's Crawl-delay or its answer time, sets the pace (the account below shows them)")
 }

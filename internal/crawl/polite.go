@@ -115,6 +115,13 @@ func (p *politeness) hostDelay(host string) time.Duration {
 	return max(p.delay, p.crawl[host])
 }
 
+// crawlDelay is host's Crawl-delay; 0 if robots.txt sets none.
+func (p *politeness) crawlDelay(host string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.crawl[host]
+}
+
 // setCrawlDelay records host's Crawl-delay and publishes it to the other
 // spiders of the list.
 func (p *politeness) setCrawlDelay(host string, d time.Duration) {

@@ -2,9 +2,7 @@ package crawl
 
 import (
 	"log/slog"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/change"
@@ -122,6 +120,32 @@ func (e *Engine) pollFloor(host string, news int) time.Duration {
 	return max(time.Second, time.Duration(news+1)*(e.polite.hostDelay(host)+e.obs.answer(host)))
 }
 
+// warnTurnover logs that the list of the start page at url turned over
+// between two polls that came as soon as the host's pace allows (after
+// news pages announced, pollFloor), with what sets that pace: the
+// spider's --delay, the host's Crawl-delay, its answers. Only a pace the
+// delay sets has a remedy the user holds.
+func (e *Engine) warnTurnover(url string, news int) {
+	host := hostOf(url)
+	delay, crawl, answer := e.cfg.Delay, e.polite.crawlDelay(host), e.obs.answer(host).Round(time.Millisecond)
+	attrs := []any{"delay", delay, "crawl_delay", crawl, "answer", answer}
+	if delayPaces(news, delay, crawl, answer) {
+		attrs = append(attrs, "hint", "a shorter --delay, if the host allows it, lets the start page be polled sooner")
+	}
+	e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll, which came as soon as the host's pace allows: pages it listed in between may be missed until a listing or the slow spider finds them",
+		url, attrs...)
+}
+
+// delayPaces reports whether a shorter delay would poll a start page
+// sooner after a poll that announced news pages (pollFloor): the delay
+// is what spaces the host's requests, not its Crawl-delay, which the
+// spider obeys, nor its mean answer time, which each request waits for
+// whatever the delay; and the time to fetch the news and poll again is
+// above the second a poll waits at least (the list's resolution).
+func delayPaces(news int, delay, crawl, answer time.Duration) bool {
+	return delay >= crawl && delay >= answer && time.Duration(news+1)*(delay+answer) > time.Second
+}
+
 // requisiteType reports whether a body of media type mt is something pages
 // load to display rather than a page people open.
 func requisiteType(mt string) bool {
@@ -187,8 +211,7 @@ func (e *Engine) announce(o *outcome, rec *meta.Record, pages []string, now time
 		last := o.job.rec.LastOK
 		if !last.IsZero() && now.Sub(last) <= 2*shortest && change.TurnedOver(prev, pages) &&
 			e.navs.turnedOver(en.URL, now, now.Sub(last) <= 2*e.pollFloor(hostOf(en.URL), len(news))) {
-			e.obs.warns.note(slog.LevelWarn, "a start page's latest links all changed since its last poll, which came as soon as the host's pace allows: pages it listed in between may be missed until a listing or the slow spider finds them",
-				en.URL, "delay", e.cfg.Delay, "hint", "a shorter --delay, if the host allows it, lets the start page be polled sooner")
+			e.warnTurnover(en.URL, len(news))
 		}
 	}
 	moved := prev != "" && rec.Links != prev
@@ -304,77 +327,4 @@ func listingGuesses(cands []candidate, recs map[string]meta.Record) []list.Add {
 		}
 	}
 	return out
-}
-
-// navigation holds each host's navigation (change.Nav), for the prior of
-// pages visited once: from its start page's links, when this spider visits
-// the start page (announce) or reads its history with a pass (records);
-// and the start pages whose list was seen to turn over between two polls,
-// which the run's log names once and the spider's status counts.
-type navigation struct {
-	mu       sync.Mutex
-	byHost   map[string]change.Nav
-	turnover map[string]*Turnover
-	warned   map[string]bool // start pages turnedOver reported
-}
-
-// turnedOver notes that the list of the start page at url turned over
-// between two polls, the later at now, which came as soon as the spider
-// may poll (soonest) or not, and reports whether it is the first such
-// poll this run that came as soon as it may: a list that turns over
-// faster than the spider may follow it.
-func (n *navigation) turnedOver(url string, now time.Time, soonest bool) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	t := n.turnover[url]
-	if t == nil {
-		if n.turnover == nil {
-			n.turnover = make(map[string]*Turnover)
-		}
-		t = &Turnover{URL: url}
-		n.turnover[url] = t
-	}
-	t.Polls, t.Last = t.Polls+1, now
-	if !soonest || n.warned[url] {
-		return false
-	}
-	if n.warned == nil {
-		n.warned = make(map[string]bool)
-	}
-	n.warned[url] = true
-	return true
-}
-
-// turnovers returns what turnedOver noted, by URL.
-func (n *navigation) turnovers() []Turnover {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make([]Turnover, 0, len(n.turnover))
-	for _, t := range n.turnover {
-		out = append(out, *t)
-	}
-	slices.SortFunc(out, func(a, b Turnover) int { return strings.Compare(a.URL, b.URL) })
-	return out
-}
-
-// set takes the links of the start page at url, as change.Links encoded
-// them, for its host's navigation; empty links change nothing.
-func (n *navigation) set(url, links string) {
-	nav := change.NavOf(url, links)
-	if !nav.Known() {
-		return
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.byHost == nil {
-		n.byHost = make(map[string]change.Nav)
-	}
-	n.byHost[hostOf(url)] = nav
-}
-
-// of returns the navigation of host; the zero Nav if none is known.
-func (n *navigation) of(host string) change.Nav {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.byHost[host]
 }

@@ -727,3 +727,30 @@ func TestDeletionHintsLinkers(t *testing.T) {
 		t.Errorf("a page that never had a copy answered 404: guessed %v", got)
 	}
 }
+
+// The run's warning of a start page whose list turned over offers a
+// shorter --delay only where the delay is what spaces the polls: not
+// where the host's Crawl-delay or its answers do, nor where fetching the
+// news and polling again take less than the second a poll waits at least.
+func TestDelayPaces(t *testing.T) {
+	const ms = time.Millisecond
+	tests := []struct {
+		name                 string
+		news                 int
+		delay, crawl, answer time.Duration
+		want                 bool
+	}{
+		{"a second's delay", 0, time.Second, 0, 30 * ms, true},
+		{"the delay above the Crawl-delay", 0, 2 * time.Second, time.Second, 30 * ms, true},
+		{"twenty news at 50ms and 30ms answers", 20, 50 * ms, 0, 30 * ms, true},
+		{"three news at 50ms: the second sets it", 3, 50 * ms, 0, 30 * ms, false},
+		{"no delay", 20, 0, 0, 30 * ms, false},
+		{"the Crawl-delay above the delay", 20, 50 * ms, 2 * time.Second, 30 * ms, false},
+		{"answers slower than the delay", 20, 50 * ms, 0, 200 * ms, false},
+	}
+	for _, tt := range tests {
+		if got := delayPaces(tt.news, tt.delay, tt.crawl, tt.answer); got != tt.want {
+			t.Errorf("%s: delayPaces(%d, %v, %v, %v) = %v, want %v", tt.name, tt.news, tt.delay, tt.crawl, tt.answer, got, tt.want)
+		}
+	}
+}
