@@ -220,8 +220,15 @@ def measure(site, rundir):
             "status": status, "families": families,
         })
     total, broken, worst = broken_links(os.path.join(rundir, "m"))
-    return {"site": site, "version": read(os.path.join(rundir, "version")), "runs": runs,
-            "links": total, "broken": broken, "worst": worst}
+    out = {"site": site, "version": read(os.path.join(rundir, "version")), "runs": runs,
+           "links": total, "broken": broken, "worst": worst}
+    d = os.path.join(rundir, "scoped")
+    if os.path.exists(os.path.join(d, "access.log")):
+        status, families = requests(os.path.join(d, "access.log"))
+        out["scoped"] = {"exit": read(os.path.join(d, "exit")), "lines": int(read(os.path.join(d, "lines"), "0")),
+                         "messages": int(read(os.path.join(d, "messages"), "0")), "of": int(read(os.path.join(d, "of"), "0")),
+                         "status": status, "families": families}
+    return out
 
 
 def rewritten(run):
@@ -261,7 +268,21 @@ def render(cmdline, results):
         worst = "; ".join("%s (%d)" % (u, c) for u, c in r["worst"])
         out += ["", "Local links in the mirror's pages after the last run: %d, of which %d lead to no file%s." % (
             r["links"], r["broken"], (": " + worst) if worst else ""), ""]
+        if "scoped" in r:
+            out += scoped(r["scoped"])
     return "\n".join(out)
+
+
+def scoped(sc):
+    """The lines of the report on the first mirror with the README's
+    exclusions for public-inbox."""
+    fams = ", ".join("%s %d" % (n, sc["families"][n]) for n in [n for n, _ in FAMILIES] + ["other"]
+                     if sc["families"].get(n))
+    st = ", ".join("%s: %d" % kv for kv in sc["status"].items())
+    return ["With the README's exclusions for it, `[scope] exclude = ['/raw$', '\\.mbox\\.gz$', '/t/$']`",
+            "in a config file, a first mirror on a list of its own: exit %s, %d list lines, requests %s (%s);" % (
+                sc["exit"], sc["lines"], st, fams),
+            "%d of the %d messages have their page in the mirror." % (sc["messages"], sc["of"]), ""]
 
 
 def main(argv):

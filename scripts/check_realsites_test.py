@@ -103,6 +103,22 @@ class Test(unittest.TestCase):
             self.assertIn("| first mirror | 0 | 1.5 | 3 | 200: 2, 404: 1 | — |", md)
             self.assertIn("| revisit 1 | 0 | 1.5 | 3 | 200: 1, 304: 1 | 1 (`index.html`) |", md)
             self.assertIn("of which 2 lead to no file", md)
+            self.assertNotIn("exclusions", md)  # no scoped run
+
+    def test_scoped_run(self):
+        with tempfile.TemporaryDirectory() as r:
+            write(os.path.join(r, "version"), "public-inbox 1.9, 2 messages")
+            d = os.path.join(r, "scoped")
+            write(os.path.join(d, "access.log"), "200 GET /i/\n200 GET /i/m1@x/\n200 GET /i/m1@x/T/\n404 GET /i/m3@x/\n")
+            for name, v in [("exit", "0"), ("lines", "4"), ("messages", "1"), ("of", "2")]:
+                write(os.path.join(d, name), v + "\n")
+            got = cr.measure("publicinbox", r)
+            self.assertEqual(got["scoped"]["lines"], 4)
+            self.assertEqual(got["scoped"]["status"], {"200": 3, "404": 1})
+            md = cr.render("scripts/check-realsites", [got])
+            self.assertIn("exit 0, 4 list lines, requests 200: 3, 404: 1 "
+                          "(public-inbox flat threads (/T/) 1, other 3);", md)
+            self.assertIn("1 of the 2 messages have their page in the mirror.", md)
 
 
 if __name__ == "__main__":
