@@ -39,7 +39,7 @@ svg { background: #fafafa; border: 1px solid #ddd; }
 		fmt.Fprintf(&b, "<h2>%s</h2>\n", html.EscapeString(h))
 		plot(&b, "Share of the mirror estimated current", currentLines(samples, h), 1, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 		req := requestLines(samples, h)
-		plot(&b, "Requests an hour: made, allowed (budget), promised (windows)", req, peak(req), func(v float64) string { return Count(v) })
+		plot(&b, "Requests an hour: made, allowed (budget), promised (the windows together)", req, peak(req), func(v float64) string { return Count(v) })
 		ages := ageLines(samples, h)
 		plot(&b, "Median age of the copies per level", ages, peak(ages), func(v float64) string { return Duration(v) })
 	}
@@ -94,61 +94,89 @@ func currentLines(samples []Sample, host string) []line {
 	return []line{l}
 }
 
-// requestLines sums the spiders' request rates per time bucket: each
-// spider's requests over its spans in the bucket, per hour; the budget
-// and the promises (each spider's latest in the bucket, summed) beside.
+// requestLines returns the requests an hour the spiders made at host
+// over time, beside the host's budget and what the windows of the list's
+// profiles ask together (HostSample.Together). A sample holds a spider's
+// requests over its span, the time since its sample before: spread
+// evenly over the span, they are summed over every spider per time
+// bucket and divided by the time the bucket covers, so a bucket in which
+// a spider took no sample still counts its requests. The budget and the
+// promise are the host's and the list's, not a spider's: each bucket
+// shows the latest a spider sampled in it.
 func requestLines(samples []Sample, host string) []line {
-	if len(samples) == 0 {
-		return nil
+	type span struct {
+		from, to         time.Time
+		req              float64
+		budget, together float64
 	}
-	span := samples[len(samples)-1].At.Sub(samples[0].At)
-	bucket := min(max(span/50, 10*time.Second), time.Hour)
-	type acc struct {
-		req, sec         map[string]float64
-		budget, promised map[string]float64
-	}
-	buckets := map[int64]*acc{}
+	var spans []span
+	var from, to time.Time
 	for i := range samples {
-		s := &samples[i]
-		h := hostOf(s, host)
+		h := hostOf(&samples[i], host)
 		if h == nil {
 			continue
 		}
-		k := s.At.Truncate(bucket).Unix()
-		a := buckets[k]
-		if a == nil {
-			a = &acc{map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}}
-			buckets[k] = a
+		at := samples[i].At
+		sp := span{at.Add(-time.Duration(h.SpanSec * float64(time.Second))), at, float64(h.Requests), h.Budget, h.Together}
+		spans = append(spans, sp)
+		if from.IsZero() || sp.from.Before(from) {
+			from = sp.from
 		}
-		a.req[s.Spider] += float64(h.Requests)
-		a.sec[s.Spider] += h.SpanSec
-		a.budget[s.Spider], a.promised[s.Spider] = h.Budget, h.Promise
+		if sp.to.After(to) {
+			to = sp.to
+		}
 	}
-	keys := make([]int64, 0, len(buckets))
-	for k := range buckets {
-		keys = append(keys, k)
+	if len(spans) == 0 {
+		return nil
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	bucket := min(max(to.Sub(from)/50, 10*time.Second), time.Hour)
+	n := int(to.Sub(from)/bucket) + 1
+	reqs, budget, together := make([]float64, n), make([]float64, n), make([]float64, n)
+	sampled := make([]bool, n)
+	for _, sp := range spans {
+		if d := sp.to.Sub(sp.from); d > 0 {
+			for k := int(sp.from.Sub(from) / bucket); k < n; k++ {
+				b0 := from.Add(time.Duration(k) * bucket)
+				if !b0.Before(sp.to) {
+					break
+				}
+				overlap := minTime(b0.Add(bucket), sp.to).Sub(maxTime(b0, sp.from))
+				reqs[k] += sp.req * float64(overlap) / float64(d)
+			}
+		}
+		k := min(int(sp.to.Sub(from)/bucket), n-1)
+		budget[k], together[k], sampled[k] = sp.budget, sp.together, true
+	}
 	made := line{label: "made", color: colors[0]}
 	allowed := line{label: "allowed", color: colors[1], dashed: true}
 	promised := line{label: "promised", color: colors[2], dashed: true}
-	for _, k := range keys {
-		a, t := buckets[k], time.Unix(k, 0).UTC()
-		var rate, budget, prom float64
-		for sp, req := range a.req {
-			if a.sec[sp] > 0 {
-				rate += req / a.sec[sp] * 3600
-			}
-			budget = max(budget, a.budget[sp]) // one host, one budget
-			prom += a.promised[sp]
+	for k := range n {
+		b0 := from.Add(time.Duration(k) * bucket)
+		if covered := minTime(b0.Add(bucket), to).Sub(b0); covered > 0 {
+			made.pts = append(made.pts, point{b0, reqs[k] / covered.Hours()})
 		}
-		made.pts = append(made.pts, point{t, rate})
-		if budget > 0 {
-			allowed.pts = append(allowed.pts, point{t, budget})
+		if sampled[k] && budget[k] > 0 {
+			allowed.pts = append(allowed.pts, point{b0, budget[k]})
 		}
-		promised.pts = append(promised.pts, point{t, prom})
+		if sampled[k] && together[k] > 0 {
+			promised.pts = append(promised.pts, point{b0, together[k]})
+		}
 	}
 	return []line{made, allowed, promised}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func ageLines(samples []Sample, host string) []line {

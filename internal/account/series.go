@@ -48,6 +48,10 @@ type HostSample struct {
 	Current float64 `json:"current"`          // estimated share current (Lines.Current)
 	Budget  float64 `json:"budget_per_hour"`  // 0: not paced
 	Promise float64 `json:"promise_per_hour"` // the spider's window promise, requests an hour
+	// Together is what the windows of the list's profiles ask of the
+	// host together, in requests an hour (Lines.Together); 0 in samples
+	// taken before spiders kept it.
+	Together float64 `json:"together_per_hour,omitempty"`
 	// Requests are the spider's requests to the host in the SpanSec
 	// seconds before At (since its previous sample, or its start).
 	Requests int     `json:"requests"`

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -52,9 +53,10 @@ type policyPicker interface {
 // the base.
 type countingPicker struct {
 	policyPicker
-	mu    sync.Mutex
-	tally *account.Tally
-	now   time.Time
+	mu       sync.Mutex
+	profiles []claim.Profile // the list's, this spider's first (listProfiles)
+	tally    *account.Tally
+	now      time.Time
 }
 
 // Preferred forwards the base picker's preferred lines (aheadPicker).
@@ -69,7 +71,7 @@ func (c *countingPicker) Preferred() []string {
 // store that offers a pass's picker only its candidates (a database): a
 // tally of those would miss the lines that are not due.
 func (c *countingPicker) recount(ctx context.Context, l Store) error {
-	t := account.New([]claim.Profile{c.policyPicker.Profile()}, c.now)
+	t := account.New(c.profiles, c.now)
 	err := l.Scan(ctx, func(e *list.Entry) error {
 		t.Add(e)
 		return nil
@@ -113,7 +115,39 @@ func (r *run) count(c *list.Cycle, now time.Time) {
 	if !ok {
 		return
 	}
-	c.Pick = &countingPicker{policyPicker: base, tally: account.New([]claim.Profile{r.e.cfg.Profile}, now), now: now}
+	ps := r.e.listProfiles(r.ctx)
+	c.Pick = &countingPicker{policyPicker: base, profiles: ps, tally: account.New(ps, now), now: now}
+}
+
+// listProfiles returns the profiles of the spiders that share the list,
+// this spider's first, then the latest each other profile's spiders
+// published: the account weighs a line by all of them, as spider status
+// does, so that every spider's samples estimate the share current alike
+// (a page with no model is taken to change once per the shortest window
+// of them). If the statuses cannot be read, this spider's alone.
+func (e *Engine) listProfiles(ctx context.Context) []claim.Profile {
+	ps := []claim.Profile{e.cfg.Profile}
+	sts, err := e.list.Statuses(ctx)
+	if err != nil {
+		e.log.Warn("the other spiders' profiles not read; the account weighs the lines by this spider's alone", "err", err)
+		return ps
+	}
+	at := map[string]int{e.cfg.Profile.Name: 0}
+	for _, sp := range sts {
+		var cs Status
+		if json.Unmarshal(sp.Extra, &cs) != nil || cs.WindowSec <= 0 {
+			continue
+		}
+		p := cs.ClaimProfile()
+		switch i, ok := at[p.Name]; {
+		case !ok:
+			at[p.Name] = len(ps)
+			ps = append(ps, p)
+		case i > 0:
+			ps[i] = p
+		}
+	}
+	return ps
 }
 
 // counted applies a counting pass's tally: the log, the sample, the page.
@@ -128,7 +162,7 @@ func (r *run) counted(c *list.Cycle) {
 	p := e.cfg.Profile
 	for name, l := range hosts {
 		b := e.budget(name, cp.now)
-		ps := account.Promises([]claim.Profile{p}, l, b)
+		ps := account.Promises([]claim.Profile{p}, l, b) // this spider's: the first of the tally's
 		for _, pr := range ps {
 			if !pr.Fits && !a.said[name+" "+pr.Kind] {
 				if a.said == nil {
@@ -141,7 +175,7 @@ func (r *run) counted(c *list.Cycle) {
 		}
 		for i := range samples {
 			if samples[i].Host == name {
-				samples[i].Budget, samples[i].Promise = b.PerHour, ps[0].PerHour
+				samples[i].Budget, samples[i].Promise, samples[i].Together = b.PerHour, ps[0].PerHour, l.Together
 			}
 		}
 	}

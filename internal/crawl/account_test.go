@@ -1,6 +1,8 @@
 package crawl
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,7 +14,9 @@ import (
 	"time"
 
 	"github.com/spider-mirror/spider/internal/account"
+	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
+	"github.com/spider-mirror/spider/list"
 )
 
 // A promise the host's budget cannot keep is said in the run's log once,
@@ -78,5 +82,58 @@ func TestRunSaysOnceWhenPromiseDoesNotFit(t *testing.T) {
 	v.crawl(t, time.Hour)
 	if strings.Contains(unpaced.String(), "does not fit") {
 		t.Errorf("an unpaced host's promise said not to fit:\n%s", unpaced.String())
+	}
+}
+
+// A spider's sample weighs the lines by the profiles of every spider that
+// published its status on the list, its own first, as spider status does:
+// a slow spider whose copies are a day from their window estimates the
+// share current as a fast spider with an hour's window would, not as
+// though its own window were the shortest.
+func TestSampleWeighsTheListsProfiles(t *testing.T) {
+	v := newEnv(t)
+	v.site.set("/", 200, `<a href="/a">a</a><a href="/b">b</a>`)
+	v.site.set("/a", 200, "a")
+	v.site.set("/b", 200, "b")
+	v.crawl(t, 24*time.Hour)
+	fast := Status{Profile: "fast", WindowSec: 60, MaxLevel: 3, Batch: 10}
+	extra, err := json.Marshal(fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(list.SpiderStatus{Spider: "fast", Heartbeat: v.clock, Extra: extra})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(v.list.Path()+".spider-fast.json", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Ten minutes on, nothing is due for the slow spider: its one pass
+	// counts the lines as they stand.
+	v.clock = v.clock.Add(10 * time.Minute)
+	slow := claim.Profile{Name: "slow", Window: 24 * time.Hour, MaxLevel: -1, Batch: 10}
+	v.cfg = func(c *Config) { c.Profile = slow }
+	v.crawl(t, 24*time.Hour)
+	series, err := account.ReadSeries(v.list.Path()+account.SeriesSuffix, time.Time{})
+	if err != nil || len(series) == 0 {
+		t.Fatalf("series %v: %v", series, err)
+	}
+	got := series[len(series)-1].Hosts[0]
+	tally := func(ps ...claim.Profile) account.Lines {
+		tl := account.New(ps, v.clock)
+		v.list.Scan(context.Background(), func(e *list.Entry) error { tl.Add(e); return nil })
+		for _, l := range tl.Hosts() {
+			return l
+		}
+		t.Fatal("no host tallied")
+		return account.Lines{}
+	}
+	both, alone := tally(slow, fast.ClaimProfile()), tally(slow)
+	if both.Current == alone.Current {
+		t.Fatalf("the fast profile changes no estimate (%v): the test shows nothing", both.Current)
+	}
+	if got.Current != both.Current || got.Together != both.Together {
+		t.Errorf("sample current %v, together %v; want the list's profiles' %v, %v (the slow one's alone: %v)",
+			got.Current, got.Together, both.Current, both.Together, alone.Current)
 	}
 }
