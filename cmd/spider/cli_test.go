@@ -27,6 +27,7 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "typo.toml"), []byte("[profile.fast]\nwindo = \"1h\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "zero.toml"), []byte("[profile.fast]\nwindow = \"0s\"\n"), 0o644)
 	tests := []struct {
 		args []string
 		code int
@@ -36,9 +37,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, 2, []string{"spider: error: unknown flag: --bogus", "spider: hint: spider --help"}},
 		{[]string{}, 2, []string{"spider: error: no profile given", "spider: hint: run spider --profile fast"}},
 		{[]string{"--profile", "fast", "--config", "typo.toml"}, 2, []string{"unknown key profile.fast.windo", "spider: hint:"}},
+		{[]string{"--profile", "fast", "--config", "zero.toml"}, 2, []string{"window in the config) must be positive, got 0s"}},
 		{[]string{"--profile", "fast", "--config", "missing.toml"}, 2, []string{"missing.toml does not exist"}},
-		{[]string{"--profile", "fast", "--window", "0s"}, 2, []string{"--window must be positive"}},
-		{[]string{"--profile", "fast", "--window", "soon"}, 2, []string{"invalid argument \"soon\""}},
+		{[]string{"--profile", "fast", "--window", "0s"}, 2, []string{"--window (window in the config) must be positive", "hint: the window is"}},
+		{[]string{"--profile", "fast", "--window", "soon"}, 2, []string{"invalid argument \"soon\"", "hint: durations are written as 90s"}},
+		{[]string{"--profile", "fast", "--window", "1h", "--shortest", "2h"}, 2, []string{"--shortest (shortest in the config) must not be longer than the window, got 2h0m0s with a window of 1h0m0s", "hint:"}},
+		{[]string{"--profile", "fast", "--shortest", "-5s"}, 2, []string{"--shortest (shortest in the config) must be positive, got -5s", "hint: leave --shortest out"}},
+		{[]string{"--profile", "fast", "--for", "-1s"}, 2, []string{"--for must not be negative", "hint: leave --for out"}},
 		{[]string{"--profile", "fast", "--start", "ftp://x/"}, 2, []string{"start URL \"ftp://x/\"", "hint: start URLs are absolute"}},
 		{[]string{"--profile", "fast"}, 2, []string{"nothing to crawl", "hint: pass --start URL"}},
 		{[]string{"frobnicate"}, 2, []string{"unknown command \"frobnicate\""}},
@@ -106,6 +111,10 @@ func TestStatusJSON(t *testing.T) {
 		len(st.Levels) != 2 || st.Levels[0].Copies != 1 || st.Levels[1].Lines != 2 || st.Levels[1].OldestCopy != nil ||
 		st.Due["fast"] != 1 || len(st.Spiders) != 1 {
 		t.Errorf("status %+v", st)
+	}
+	// Every state is there, those with no line at 0: a script may read any.
+	if n, ok := st.States["disallowed"]; !ok || n != 0 || len(st.States) != 6 {
+		t.Errorf("states %v, want all six, disallowed at 0", st.States)
 	}
 	if want := (FileSizes{List: 181, HostsD: 312}); st.Files != want {
 		t.Errorf("files %+v, want %+v", st.Files, want)

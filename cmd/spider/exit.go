@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Exit codes, also listed in --help.
@@ -23,6 +24,16 @@ type usageErr struct {
 
 func (e usageErr) Error() string { return e.err.Error() }
 func (e usageErr) Unwrap() error { return e.err }
+
+// flagErr is the usage error of flags of command cmd ("spider status")
+// that did not parse: a duration's says how durations are written, any
+// other's points at the command's help.
+func flagErr(err error, cmd string) usageErr {
+	if strings.Contains(err.Error(), "time: ") { // time.ParseDuration's, as pflag wraps it
+		return usageErr{err, "durations are written as 90s, 10m or 1h30m (units ms, s, m, h)"}
+	}
+	return usageErr{err, cmd + " --help lists the flags"}
+}
 
 // hintErr is a runtime failure with a known fix.
 type hintErr struct {

@@ -72,7 +72,7 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	mirrorDir := fs.String("mirror", "", "check: mirror `dir`ectory (default: the config's, else the one the list records)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
-		return usageErr{err, "spider list --help lists the flags"}
+		return flagErr(err, "spider list")
 	}
 	if *help {
 		_, err := fmt.Fprint(stdout, listUsage()+fs.FlagUsages())

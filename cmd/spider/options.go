@@ -301,19 +301,26 @@ func (s *Settings) validate() error {
 	case !validProfileName(s.SpiderID):
 		return usageErr{fmt.Errorf("invalid spider id %q", s.SpiderID), "a spider id is 1-12 characters from [A-Za-z0-9_.-]"}
 	case s.Window <= 0:
-		return usageErr{fmt.Errorf("--window must be positive, got %v", s.Window), ""}
+		return usageErr{fmt.Errorf("%s must be positive, got %v", knob("window"), s.Window), "the window is how often the profile revisits a page, as 1h (fast) or 24h (slow)"}
 	case s.Longest > 0 && s.Longest < s.Window:
-		return usageErr{fmt.Errorf("--longest (%v) must not be shorter than --window (%v)", s.Longest, s.Window), "leave --longest out to revisit at the window only"}
+		return usageErr{fmt.Errorf("%s must not be shorter than the window, got %v with a window of %v", knob("longest"), s.Longest, s.Window), "leave --longest out to revisit at the window only"}
+	case s.Shortest <= 0:
+		return usageErr{fmt.Errorf("%s must be positive, got %v", knob("shortest"), s.Shortest), "leave --shortest out for half the fast window"}
+	case s.Shortest > s.Window:
+		return usageErr{fmt.Errorf("%s must not be longer than the window, got %v with a window of %v", knob("shortest"), s.Shortest, s.Window),
+			"--shortest is the least time between two visits of a page seen to change often; leave it out for half the fast window"}
 	case s.MaxLevel < -1:
-		return usageErr{fmt.Errorf("--max-level must be -1 (no limit) or more, got %d", s.MaxLevel), ""}
+		return usageErr{fmt.Errorf("%s must be -1 (no limit) or more, got %d", knob("max-level"), s.MaxLevel), ""}
 	case s.Stale < 0:
-		return usageErr{fmt.Errorf("--stale must not be negative, got %v", s.Stale), ""}
+		return usageErr{fmt.Errorf("%s must not be negative, got %v", knob("stale"), s.Stale), "0 turns the stale bound off"}
 	case s.Batch < 1:
-		return usageErr{fmt.Errorf("--batch must be at least 1, got %d", s.Batch), ""}
+		return usageErr{fmt.Errorf("%s must be at least 1, got %d", knob("batch"), s.Batch), ""}
 	case s.Concurrency < 1 || s.Concurrency > 256:
-		return usageErr{fmt.Errorf("--concurrency must be 1 to 256, got %d", s.Concurrency), ""}
+		return usageErr{fmt.Errorf("%s must be 1 to 256, got %d", knob("concurrency"), s.Concurrency), ""}
 	case s.Delay < 0:
-		return usageErr{fmt.Errorf("--delay must not be negative, got %v", s.Delay), ""}
+		return usageErr{fmt.Errorf("%s must not be negative, got %v", knob("delay"), s.Delay), "0 is for your own site: no pause between requests"}
+	case s.For < 0:
+		return usageErr{fmt.Errorf("--for must not be negative, got %v", s.For), "leave --for out to run until stopped"}
 	case s.Lease < 10*time.Second:
 		return usageErr{fmt.Errorf("--lease must be at least 10s, got %v", s.Lease), "the lease must outlast one fetch"}
 	case s.ArchiveAfter < 1 || s.ArchiveAfter > 100:
@@ -344,6 +351,12 @@ func (s *Settings) validate() error {
 		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}
 	}
 	return nil
+}
+
+// knob names a setting that both a flag and the config file set, for an
+// error about its value: "--max-level (max_level in the config)".
+func knob(flag string) string {
+	return "--" + flag + " (" + strings.ReplaceAll(flag, "-", "_") + " in the config)"
 }
 
 func profileNames(cfg *Config) []string {

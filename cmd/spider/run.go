@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags()
 	f.fs.SetOutput(io.Discard)
 	if err := f.fs.Parse(args); err != nil {
-		return usageErr{err, "spider --help lists the flags"}
+		return flagErr(err, "spider")
 	}
 	switch {
 	case f.help:

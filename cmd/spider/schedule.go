@@ -94,8 +94,8 @@ func longest(s *Settings, flagSet bool) time.Duration {
 // page, a "latest" list) is then polled twice a window, so a page it
 // announces reaches the mirror within one.
 func shortest(s *Settings, cfg *Config) time.Duration {
-	if s.Shortest > 0 {
-		return s.Shortest
+	if s.Shortest != 0 {
+		return s.Shortest // a negative one is refused (validate)
 	}
 	return min(fastWindow(s, cfg)/2, s.Window)
 }

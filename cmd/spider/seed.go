@@ -24,7 +24,7 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	config := fs.StringP("config", "c", "", "TOML config `file`")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
-		return usageErr{err, "spider seed --help lists the flags"}
+		return flagErr(err, "spider seed")
 	}
 	if *help {
 		_, err := fmt.Fprint(stdout, "Usage: spider seed [--list PATH|DSN] URL...\n\nAdds start URLs (level 0); running spiders pick them up at their next pass.\n\n"+fs.FlagUsages())

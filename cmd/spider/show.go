@@ -70,7 +70,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
-		return usageErr{err, "spider show --help lists the flags"}
+		return flagErr(err, "spider show")
 	}
 	if *help {
 		_, err := fmt.Fprint(stdout, "Usage: spider show [--list PATH|DSN] [--mirror DIR] [--json] URL\n\n"+

@@ -67,7 +67,7 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON (schema: see README)")
 	help := fs.BoolP("help", "h", false, "print this help")
 	if err := fs.Parse(args); err != nil {
-		return usageErr{err, "spider status --help lists the flags"}
+		return flagErr(err, "spider status")
 	}
 	if *help {
 		_, err := fmt.Fprint(stdout, "Usage: spider status [--list PATH|DSN] [--mirror DIR] [--config FILE] [--json]\n\n"+fs.FlagUsages())
@@ -109,10 +109,16 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	return printStatus(stdout, st)
 }
 
+// states are the list's states, in the order status prints them.
+var states = []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error, list.Disallowed}
+
 // collectStatus reads the status of list l, which messages call name.
 func collectStatus(ctx context.Context, l listStore, name string, cfg *Config) (*Status, error) {
 	var err error
 	st := &Status{List: name, At: time.Now().UTC(), States: map[string]int{}, Claims: map[string]int{}, Due: map[string]int{}, Turnovers: []TurnoverStatus{}}
+	for _, s := range states {
+		st.States[s.String()] = 0 // every state, so that a script may read any
+	}
 	if st.Spiders, err = l.Statuses(ctx); err != nil {
 		return nil, err
 	}
@@ -249,7 +255,7 @@ func printStatus(w io.Writer, st *Status) error {
 			bytesText(f.List), bytesText(f.Meta), bytesText(f.HostsD), bytesText(f.Journal))
 	}
 	fmt.Fprintf(tw, "states\t")
-	for _, s := range []list.State{list.Found, list.Claimed, list.Downloaded, list.Archived, list.Error, list.Disallowed} {
+	for _, s := range states {
 		fmt.Fprintf(tw, "%s %d  ", s, st.States[s.String()])
 	}
 	fmt.Fprintln(tw)
