@@ -175,7 +175,8 @@ func runSpider(ctx context.Context, s *Settings, log *slog.Logger, progress io.W
 	defer closeGate()
 	eng := crawl.New(cfg, l, m, fetch.New(s.Fetch))
 	log.Info("started", "spider", s.SpiderID, "profile", s.Profile, "list", ref.String(), "mirror", m.Dir(),
-		"window", s.Window, "longest", s.Longest, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch)
+		"window", s.Window, "shortest", s.Shortest, "longest", s.Longest, "max_level", s.MaxLevel, "stale", s.Stale, "batch", s.Batch,
+		"delay", s.Delay)
 	stopProgress := showProgress(progress, eng)
 	sum, err := eng.Run(ctx)
 	stopProgress()

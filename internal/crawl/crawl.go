@@ -140,8 +140,8 @@ type Summary struct {
 	Cycles    int
 	Fetched   int // pages fetched with a 2xx answer and written
 	Unchanged int // pages found unchanged (304, or the same body): copy kept, time advanced
-	Archived  int
-	Errors    int
+	Archived  int // pages found gone (confirmed) and archived, not those found gone again
+	Errors    int // failed fetches but 404 and 410 (refused, timed out, 5xx, …)
 	Bytes     int64
 	Added     int // lines appended to the list
 	Dropped   int // results dropped: the claim had been taken back

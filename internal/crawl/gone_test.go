@@ -81,7 +81,9 @@ func TestHostile404ConfirmedOverSpan(t *testing.T) {
 		t.Fatalf("%d requests in the hour, want 2 (at 0 and 30m)", n)
 	}
 	v.clock = v.clock.Add(time.Minute) // an hour after the first 404
-	v.run(t, p)
+	if sum := v.run(t, p); sum.Archived != 1 {
+		t.Errorf("the run that archived the page counts %d archived, want 1", sum.Archived)
+	}
 	e := v.line(t, p)
 	if e.State != list.Archived {
 		t.Fatalf("after a third 404 an hour after the first: %+v, want archived", e)
@@ -95,6 +97,11 @@ func TestHostile404ConfirmedOverSpan(t *testing.T) {
 	}
 	if n := v.site.Hits(p) - before; n != 3 {
 		t.Errorf("%d requests, want 3", n)
+	}
+	// Checked again and still gone: the run archived nothing new.
+	v.clock = v.clock.Add(2 * time.Hour)
+	if sum := v.run(t, p); sum.Archived != 0 || v.site.Hits(p)-before != 4 || v.line(t, p).State != list.Archived {
+		t.Errorf("a run that found the archived page gone again counts %d archived, want 0", sum.Archived)
 	}
 }
 

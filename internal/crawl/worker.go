@@ -137,8 +137,10 @@ func (e *Engine) gone(o *outcome, err error, now time.Time) {
 	// The line says the page is gone and since when it was last seen gone,
 	// so it is checked again a window later.
 	o.res.State, o.res.Modified = list.Archived, now
-	o.count.Archived++
 	o.gone = en.State != list.Archived // news, once the loop takes it
+	if o.gone {
+		o.count.Archived++ // a page this run found gone, not one found gone again
+	}
 	e.archive(en, now)
 }
 
