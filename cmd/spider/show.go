@@ -43,6 +43,12 @@ type ShownLine struct {
 	Level    int        `json:"level"`
 	State    string     `json:"state"`
 	Modified *time.Time `json:"last_modification"`
+	// Due is the line's due (list.Entry.Due): when it was found, for a
+	// line never visited; when its change model expects a change, for a
+	// copy; nil while it has neither. Hinted says a hub or a sitemap
+	// announced a change after the copy was taken: it is due at once.
+	Due    *time.Time `json:"due"`
+	Hinted bool       `json:"hinted"`
 }
 
 // ShownCopy is the file in the mirror, when the mirror directory is known.
@@ -145,10 +151,14 @@ func collectShown(ctx context.Context, l crawl.Store, mdir, u string) (*Shown, e
 	now := time.Now().UTC()
 	if line.URL != "" {
 		sh.Listed = true
-		sl := &ShownLine{File: line.File, Spider: line.Spider, Level: line.Level, State: line.State.String()}
+		sl := &ShownLine{File: line.File, Spider: line.Spider, Level: line.Level, State: line.State.String(), Hinted: line.Hinted()}
 		if !line.Modified.IsZero() {
 			t := line.Modified
 			sl.Modified = &t
+		}
+		if !line.Due.IsZero() {
+			t := line.Due
+			sl.Due = &t
 		}
 		sh.Line = sl
 		if line.File != "" && mdir != "" {
@@ -259,6 +269,16 @@ func printShownLine(row rowFunc, sh *Shown) {
 				}
 			}
 			row("last_modification", "%s: %s", stamp(*ln.Modified), what)
+		}
+		if ln.Due != nil {
+			what := "its change model expects a change then (each profile's revisit bounds apply: see due below)"
+			switch {
+			case ln.Modified == nil:
+				what = "found then: due for its first visit"
+			case ln.Hinted:
+				what = "a hub or a sitemap announced a change since the copy: due at once"
+			}
+			row("due", "%s: %s", stamp(*ln.Due), what)
 		}
 	}
 	if sh.Copy != nil {

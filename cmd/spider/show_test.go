@@ -108,6 +108,16 @@ func testShow(t *testing.T, store string) {
 		sh.History.Unchanged != served-1 || sh.Copy == nil || !sh.Copy.Exists {
 		t.Errorf("show --json / (server saw %d requests): %s", served, out)
 	}
+	// The line's due is the list's: a start page's poll, after its copy.
+	var home list.Entry
+	for _, e := range read() {
+		if e.URL == srv.URL+"/" {
+			home = e
+		}
+	}
+	if !home.Due.After(home.Modified) || sh.Line.Due == nil || !sh.Line.Due.Equal(home.Due) || sh.Line.Hinted {
+		t.Errorf("show --json / line due %v, hinted %v; want the list's %v, not hinted", sh.Line.Due, sh.Line.Hinted, home.Due)
+	}
 	if code, out, _ := runCLI(t, dir, "show", "--config", conf, srv.URL+"/never"); code != 0 || !strings.Contains(out, "no line for this URL") {
 		t.Errorf("show of an unknown URL: exit %d:\n%s", code, out)
 	}
