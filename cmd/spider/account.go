@@ -245,6 +245,8 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 		}
 		if r.Measured+r.Late+r.Waiting > 0 {
 			fmt.Fprintf(w, "  announced pages: %d of %d reached the mirror within the fast window; %d late, %d waiting\n", r.InWindow, r.Measured, r.Late, r.Waiting)
+		} else {
+			fmt.Fprintln(w, "  announced pages: none yet (a hub announces a page it links anew or moves up, a sitemap one with a newer lastmod)")
 		}
 	}
 }

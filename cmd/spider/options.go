@@ -103,7 +103,7 @@ func newRunFlags() *runFlags {
 	fs.StringVar(&f.mirror, "mirror", "", "mirror `dir`ectory (default: the one the list records, else \"mirror\")")
 	fs.StringArrayVar(&f.starts, "start", nil, "start `URL`, level 0 (repeatable)")
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
-	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this, or later if they rarely change (fast 1h, slow 24h)")
+	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this; the change model revisits a page seen to change often sooner (down to --shortest) and one that rarely changes later (up to --longest) (fast 1h, slow 24h)")
 	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (default: the slow window)")
 	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: half the fast window)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
