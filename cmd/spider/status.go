@@ -303,7 +303,7 @@ func printStatus(w io.Writer, st *Status) error {
 	if len(st.SlowestHosts) > 0 {
 		fmt.Fprintln(w, "slowest hosts:")
 		for _, h := range st.SlowestHosts {
-			fmt.Fprintf(w, "  %-30s %.3fs mean over %d fetches\n", h.Host, h.MeanSec, h.Fetches)
+			fmt.Fprintf(w, "  %-30s %s mean over %d fetches\n", h.Host, account.Duration(h.MeanSec), h.Fetches)
 		}
 	}
 	if len(st.FrequentErrors) > 0 {

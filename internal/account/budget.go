@@ -180,22 +180,9 @@ func (b Budget) Why() string {
 		why = "robots.txt Crawl-delay " + Duration(b.CrawlDelaySec)
 	}
 	if b.AnswerSec > 0 {
-		why += " after answers of " + short(b.AnswerSec)
+		why += " after answers of " + Duration(b.AnswerSec)
 	}
 	return why
-}
-
-// short writes a time under a second to the millisecond (to the
-// microsecond under one), else as Duration does: 200ms, 1.5s.
-func short(sec float64) string {
-	d := time.Duration(sec * float64(time.Second))
-	switch {
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	}
-	return Duration(sec)
 }
 
 // Count writes n rounded, with thousands separated: 4,210.
@@ -221,14 +208,17 @@ func Percent(share float64) string {
 	return fmt.Sprintf("%d%%", max(int(math.Round(100*share)), 1))
 }
 
-// Duration writes seconds as a short duration, to a tenth of a second
+// Duration writes seconds as a short duration, to the microsecond under
+// a millisecond, the millisecond under a second, a tenth of a second
 // under a minute, a second under an hour, a minute under a day, an hour
-// beyond: 7.5s, 1m30s, 2h43m, 336h.
+// beyond: 561µs, 29ms, 7.5s, 1m30s, 2h43m, 336h.
 func Duration(sec float64) string {
 	d := time.Duration(sec * float64(time.Second))
 	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
 	case d < time.Second:
-		return d.String()
+		return d.Round(time.Millisecond).String()
 	case d < time.Minute:
 		d = d.Round(time.Second / 10)
 	case d < time.Hour:
