@@ -98,7 +98,7 @@ func (c *countingPicker) Due(e *list.Entry) bool {
 	return c.policyPicker.Due(e)
 }
 
-// every is how often a pass counts: hourly, or once per window if that
+// accountEvery is how often a pass counts: hourly, or once per window if that
 // is shorter, and at most once a second.
 func (e *Engine) accountEvery() time.Duration {
 	return clamp(e.cfg.Profile.Window, time.Second, time.Hour)
@@ -115,8 +115,14 @@ func (r *run) count(c *list.Cycle, now time.Time) {
 	if !ok {
 		return
 	}
-	ps := r.e.listProfiles(r.ctx)
-	c.Pick = &countingPicker{policyPicker: base, profiles: ps, tally: account.New(ps, now), now: now}
+	c.Pick = &countingPicker{policyPicker: base, now: now} // its pass weighs it (weigh)
+}
+
+// weigh starts c's tally with profiles ps: the pass does, off the loop's
+// goroutine, with the list's profiles (listProfiles), before it offers c
+// any line.
+func (c *countingPicker) weigh(ps []claim.Profile) {
+	c.profiles, c.tally = ps, account.New(ps, c.now)
 }
 
 // listProfiles returns the profiles of the spiders that share the list,
@@ -187,10 +193,7 @@ func (r *run) counted(c *list.Cycle) {
 // run's gate: LIST.hosts.d, or the database's table for a list there),
 // after the host's answers as this spider timed them.
 func (e *Engine) budget(host string, now time.Time) account.Budget {
-	crawlDelay := e.polite.sharedCrawlDelay(host, now)
-	e.polite.mu.Lock()
-	crawlDelay = max(crawlDelay, e.polite.crawl[host])
-	e.polite.mu.Unlock()
+	crawlDelay := max(e.polite.sharedCrawlDelay(host, now), e.polite.crawlDelay(host))
 	return account.NewBudget(e.cfg.Delay, "spiders", crawlDelay, e.obs.answer(host))
 }
 

@@ -21,8 +21,9 @@ import (
 //     each one it fetches ahead (pop takes the last found first, and a
 //     page's last link before the others, so the chain that makes a site
 //     deep is fetched before the pages it fans out to: aheadqueue.go); jobs hands
-//     those to workers only when no claimed line waits, so fetching ahead
-//     never holds back the level order; a job still waiting when a pass
+//     those to workers only when no claimed line waits that a worker may
+//     take (one of a paced host waits for the host's turn: turns.go), so
+//     fetching ahead never holds back the level order; a job still waiting when a pass
 //     claims its line keeps its place in the queue and also takes every
 //     other turn in claim order (claimedWaiting, jobs.go), whichever
 //     comes first, or a shallow line found early (the home page's style
@@ -190,9 +191,7 @@ func (a *ahead) level(en list.Entry) int {
 
 // drain forgets the jobs no worker has taken (the spider is stopping), but
 // those of lines a pass claimed, which jobs fetches or hands back in
-// claim order. A line among the forgotten that a pass claimed stays in
-// flight without a result; the run's last pass hands it back with every
-// other claim of the spider.
+// claim order.
 func (a *ahead) drain() {
 	for _, it := range a.queue {
 		if !it.queued || it.state == claimedAhead {

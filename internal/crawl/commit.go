@@ -14,9 +14,10 @@ import (
 // An outcome is a finished fetch of a line: its result, the links found,
 // the line's history after the fetch, the copy to write into the mirror
 // (none if the fetch wrote nothing), and what it adds to the run's totals
-// once the loop takes it. Each outcome belongs to one job: a line claimed
-// while its fetch ahead still runs is fetched twice at once, and each
-// fetch keeps its own copy.
+// once the loop takes it. Each outcome belongs to one job, and each
+// job's fetch keeps its own copy: a line fetched ahead whose answer a pass
+// does not take (another spider visited it meanwhile: decide) is fetched
+// again, possibly while the first fetch still runs.
 type outcome struct {
 	job  job
 	res  list.Result
@@ -75,10 +76,8 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			continue
 		}
 		if e.lease.voided(o.epoch, now) {
-			e.obs.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", o.res.URL)
-			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
-			fix.Fetched--
-			fix.Bytes -= o.count.Bytes
+			e.warnVoided(o.res.URL)
+			o.handBack(&fix)
 			continue
 		}
 		owners = append(owners, o)
@@ -99,15 +98,14 @@ func (e *Engine) commit(outs []*outcome) (fix Summary) {
 			continue
 		}
 		o := owners[i]
-		fix.Fetched--
 		if unwritable(err) {
 			// Not the page's fault: its line goes back as it was, to be
 			// fetched again once the mirror takes writes.
 			full = err
-			o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
-			fix.Bytes -= o.count.Bytes
+			o.handBack(&fix)
 			continue
 		}
+		fix.Fetched--
 		o.res = list.Result{URL: o.res.URL, State: failedState(o.job.en)}
 		if o.rec != nil {
 			*o.rec = history.Failed(*o.rec, err, now)
@@ -150,4 +148,20 @@ func (e *Engine) noteCopy(o *outcome) {
 	case en.File != "" && e.ownName(en):
 		e.links.noteCopy(en.URL, en.File)
 	}
+}
+
+// handBack empties the outcome of a fetch whose copy was not written: its
+// line goes back to the pool as it was (a result with no state), and fix
+// takes back what the fetch added to the totals.
+func (o *outcome) handBack(fix *Summary) {
+	o.res, o.rec, o.copy = list.Result{URL: o.res.URL}, nil, nil
+	fix.Fetched--
+	fix.Bytes -= o.count.Bytes
+}
+
+// warnVoided says that the result of the line at url is dropped: the
+// spider's claims may have been taken back while it was stopped (a
+// paused process, a suspended machine: lease.voided).
+func (e *Engine) warnVoided(url string) {
+	e.obs.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", url)
 }

@@ -49,7 +49,7 @@
 // URL back until its retry time for every spider.
 //
 // The run's account (account.go, internal/account) is tallied by a pass
-// once an hour from the lines it reads: the loop logs a promise the host's
+// from the lines it reads, hourly (once per window if that is shorter): the loop logs a promise the host's
 // budget cannot keep, and keeps the account over time beside the list.
 package crawl
 

@@ -16,9 +16,12 @@ import (
 // the loop: the worker that found the next page of a chain fetches it, and
 // the workers waiting are woken one at a time, each by the one before,
 // while jobs remain, so the page's other links follow it rather than
-// compete with it. A worker gets the lines a pass claimed first, in claim
-// order, then the first job of fetching ahead's queue (the deepest, found
-// last): fetching ahead never holds back a claimed line. A line fetched
+// compete with it. A worker gets the lines a pass claimed first, most
+// urgent first (byUrgency), but for a paced host another worker already
+// waits for (turns.go: the next worker takes the host's next line when
+// its turn comes), then the first job of fetching ahead's queue (the
+// deepest, found last): fetching ahead holds back no claimed line a
+// worker could take. A line fetched
 // ahead whose job still waited when a pass claimed it (decide) keeps its
 // place in the queue, and the lines so claimed also take every other turn
 // with the queue, in claim order: the chain that makes a site deep goes on
@@ -31,7 +34,7 @@ import (
 type jobs struct {
 	mu       sync.Mutex
 	more     *sync.Cond   // a job was added, or the jobs were closed
-	claimed  []job        // lines a pass claimed, in claim order
+	claimed  []job        // lines a pass claimed, most urgent first (byUrgency)
 	waited   []*aheadItem // lines claimed while queued to be fetched ahead, in claim order; those taken since are skipped
 	turn     bool         // the next job from the queue goes to waited instead, if any
 	ahead    *ahead

@@ -118,6 +118,9 @@ func (e *Engine) runPass(ctx context.Context, hist *historian, c *list.Cycle, ca
 	began := time.Now()
 	p := passResult{c: c, carried: carried, guesses: e.listings(hist, cands)}
 	c.Add = append(c.Add, p.guesses...)
+	if cp, counting := c.Pick.(*countingPicker); counting {
+		cp.weigh(e.listProfiles(ctx))
+	}
 	p.err = e.list.Run(ctx, c)
 	if p.err == nil {
 		p.recs = e.records(hist, c.Claimed, c.HintedClaims, carried)
@@ -227,7 +230,7 @@ func (r *run) afterPass(p passResult) {
 	refreshes := r.jobs.refreshesWaiting() // claimed by earlier passes
 	r.lastPass, r.spacing = time.Now(), max(4*p.took, time.Millisecond)
 	e.beat(c.Now)
-	r.account(c)
+	r.tallyPass(c)
 	r.counted(c)
 	e.kickPublish()
 	for _, res := range c.Results {
@@ -331,7 +334,10 @@ func (r *run) requeue(c *list.Cycle) {
 	r.results = append(c.Results, r.results...)
 }
 
-func (r *run) account(c *list.Cycle) {
+// tallyPass adds what pass c did to the run's totals (cycles, lines
+// added and dropped, its statistics) and logs the torn line it dropped
+// and the claims it took back.
+func (r *run) tallyPass(c *list.Cycle) {
 	if c.Stats.TornBytes > 0 {
 		r.e.log.Warn("dropped a torn last line of the list, left by a writer that died", "bytes", c.Stats.TornBytes)
 	}
@@ -392,7 +398,7 @@ func (r *run) last(stopHistory func()) {
 			e.log.Warn("last pass failed too", "err", err)
 		}
 	} else {
-		r.account(c)
+		r.tallyPass(c)
 	}
 	<-stored
 	<-published

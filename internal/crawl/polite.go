@@ -13,14 +13,20 @@ import (
 	"github.com/spider-mirror/spider/internal/hostgate"
 )
 
+// Gate is the shared pace of the hosts (internal/hostgate's contract):
+// files in LIST.hosts.d, or internal/pglist's table for spiders on
+// several machines.
+type Gate = hostgate.Pace
+
 // politeness spaces requests to each host. The budget is shared by every
 // spider process of the list through a Gate (Config.Gate; by default
-// internal/hostgate's files in LIST.hosts.d): with a delay, a request starts at least the host's delay
-// after the previous one of any spider ended, and they never overlap;
-// without one, at most Config.HostConns are in flight at once; a 429 or
-// 503 slows the host down for all of them. Within the
-// process, one worker per host at a time queues at the shared gate (the
-// others wait for it in memory), so the file sees one poller per process.
+// internal/hostgate's files in LIST.hosts.d): with a delay, a request
+// starts at least the host's delay after the previous one of any spider
+// ended, and they never overlap; without one, at most Config.HostConns
+// are in flight at once; a 429 or 503 slows the host down for all of
+// them. Within the process, one worker per host at a time queues at the
+// shared gate (the others wait for it in memory), so the file sees one
+// poller per process.
 //
 // Without a delay (Config.Delay 0: one's own site) and without a
 // Crawl-delay, a host is not paced at all and the shared gate is skipped:
@@ -32,11 +38,6 @@ import (
 // If the gate cannot be opened (the list's directory is read-only, say),
 // politeness falls back to spacing this process's requests only, and says
 // so in the log.
-// Gate is the shared pace of the hosts (internal/hostgate's contract):
-// files in LIST.hosts.d, or internal/pglist's table for spiders on
-// several machines.
-type Gate = hostgate.Pace
-
 type politeness struct {
 	retry  *backoff     // URLs held back after a failure
 	robots *robotsState // robots.txt cache (robots.go)
@@ -142,7 +143,7 @@ func (p *politeness) acquire(ctx context.Context, host string) (release func(err
 	}
 	if p.unpaced(host) {
 		return func(ferr error) {
-			if o := p.outcome(ferr); o.Throttled {
+			if o := p.paceVerdict(ferr); o.Throttled {
 				p.mu.Lock()
 				p.gated[host] = true
 				p.mu.Unlock()
@@ -185,7 +186,7 @@ func (p *politeness) acquireGated(ctx context.Context, host string) (release fun
 		return func(error) {}, p.waitLocal(ctx, host)
 	}
 	return func(ferr error) {
-		p.gate.Release(l, p.outcome(ferr))
+		p.gate.Release(l, p.paceVerdict(ferr))
 		select {
 		case wake <- struct{}{}:
 		default:
@@ -257,8 +258,8 @@ func (t *turn) hop(_ context.Context, next string) error {
 	return nil
 }
 
-// outcome says what a fetch's error means for the host's pace.
-func (p *politeness) outcome(err error) hostgate.Outcome {
+// paceVerdict says what a fetch's error means for the host's pace.
+func (p *politeness) paceVerdict(err error) hostgate.Outcome {
 	if err == nil {
 		return hostgate.Outcome{OK: true}
 	}

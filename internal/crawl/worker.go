@@ -178,7 +178,7 @@ func (e *Engine) store(o *outcome, resp *fetch.Response, now time.Time) {
 	if e.lease.voided(o.epoch, now) {
 		// The claim may have been taken back and the page fetched again by
 		// another spider since; this copy may be older. Hand the line back.
-		e.obs.warns.note(slog.LevelWarn, "result dropped: the claim may have been taken back while this spider was stopped", en.URL)
+		e.warnVoided(en.URL)
 		o.rec, o.adds = nil, nil
 		return
 	}
