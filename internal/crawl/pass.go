@@ -24,76 +24,17 @@ type passResult struct {
 	err     error
 }
 
-// passDue reports whether the loop should run a pass now. The first pass
-// runs at once; an idle spider's pass waits for idleUntil. Otherwise: once
-// nothing at all is left (only a pass can tell whether the crawl is over);
-// with results to record, once every claimed line has finished and been
-// committed, or the flush interval has passed, or, once the spacing has
-// passed, if a first visit's links or copy, a hint or a guess waits
-// (news); and while fetching ahead, once the spacing has passed or the
-// workers have nothing left to fetch, if results wait to be recorded or
-// lines fetched ahead wait for their claim.
-func (r *run) passDue(now time.Time) bool {
-	if r.first {
-		return true
-	}
-	if !r.idleUntil.IsZero() {
-		return !now.Before(r.idleUntil)
-	}
-	p, q := len(r.results), r.jobs.state()
-	if len(r.inflight) == 0 && q.queued == 0 && q.items == 0 && r.pending() == 0 {
-		return true
-	}
-	if p > 0 && now.Sub(r.lastPass) >= r.e.cfg.Flush {
-		return true
-	}
-	if !q.ahead {
-		// A first visit's links may lead to pages never visited (a
-		// chain of archive pages, one link a page): they go to the list
-		// once the spacing is over, not after the slowest claim in
-		// flight, so a chain is walked at the host's pace. A first
-		// visit's copy goes too: until its pass the list says the page
-		// has none (to the other spiders, status, a restart), and a
-		// paced spider's batch may take many seconds to finish. So do
-		// pages never visited that a full batch kept a pass from
-		// claiming (afterPass). So do a hub's announcements and guesses
-		// (announce), and the guesses of a page found gone or that
-		// dropped links (guessLinkers): until their pass no spider
-		// knows of them, and an announced page is promised within a
-		// fast window, which the flush interval (up to 10 s) may be a
-		// good part of.
-		if r.news && now.Sub(r.lastPass) >= r.spacing {
-			return true
-		}
-		// Lines fetched ahead before it went off still wait for a claim.
-		return (p > 0 || q.open > 0) && p >= len(r.inflight)
-	}
-	// Spacing leaves the workers the machine while they fetch; once they
-	// have nothing left to fetch, they wait for this pass.
-	if now.Sub(r.lastPass) < r.spacing && q.queued > 0 {
-		return false
-	}
-	return p > 0 || q.open > 0
-}
+// passDue reports whether the loop should run a pass now (passClock.due).
+func (r *run) passDue(now time.Time) bool { return r.passClock().due(now) }
 
-// wakeAt returns when passDue may become true with no other event: the end
-// of an idle wait, of the spacing (if still ahead, or if news waits), or
-// of the flush interval; zero if no such time. Once the spacing is over,
-// only an event can make a pass due.
-func (r *run) wakeAt(now time.Time) time.Time {
-	if !r.idleUntil.IsZero() {
-		return r.idleUntil
-	}
-	var at time.Time
-	if q, spaced := r.jobs.state(), r.lastPass.Add(r.spacing); (q.ahead && q.queued > 0 || !q.ahead && r.news) && spaced.After(now) {
-		at = spaced
-	}
-	if len(r.results) > 0 {
-		if f := r.lastPass.Add(r.e.cfg.Flush); at.IsZero() || f.Before(at) {
-			at = f
-		}
-	}
-	return at
+// wakeAt returns when passDue may become true with no other event
+// (passClock.wakeAt).
+func (r *run) wakeAt(now time.Time) time.Time { return r.passClock().wakeAt(now) }
+
+// passClock takes what decides the next pass from the run.
+func (r *run) passClock() passClock {
+	return passClock{first: r.first, idleUntil: r.idleUntil, results: len(r.results), inflight: len(r.inflight),
+		pending: r.pending(), q: r.jobs.state(), lastPass: r.lastPass, spacing: r.spacing, flush: r.e.cfg.Flush, news: r.news}
 }
 
 // startPass builds the next pass and runs it on a goroutine of its own,
