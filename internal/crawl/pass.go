@@ -122,14 +122,16 @@ func (r *run) cycle() (*list.Cycle, map[string]bool, []candidate) {
 	// what is due.
 	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle
 	unpaced := e.cfg.Delay == 0 && !e.cfg.UntilIdle
+	k := &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}
 	switch {
 	case !e.storage.pausedUntil(time.Now()).IsZero():
 		// The mirror cannot be written: claim nothing until the back-off
 		// ends (storage.go).
 	case len(carried) > 0:
-		c.Pick = &aheadPicker{Picker: &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}, ahead: carried, want: max(want, 0)}
+		c.Pick = &aheadPicker{Picker: k, ahead: carried, want: max(want, 0)}
 	case want > 0:
-		c.Pick = &claim.Picker{P: e.cfg.Profile, Now: now, Want: want, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}
+		k.Want = want
+		c.Pick = k
 	}
 	c.Extra = r.status(now)
 	return c, carried, cands
@@ -249,20 +251,28 @@ func (r *run) idleWait(c *list.Cycle) time.Duration {
 	default:
 		d = min(d, max(r.spacing, 100*time.Millisecond))
 	}
-	pick := c.Pick
-	if cp, counting := pick.(*countingPicker); counting {
-		pick = cp.policyPicker
-	}
-	k, ok := pick.(*claim.Picker)
-	if a, isAhead := pick.(*aheadPicker); isAhead {
-		k, ok = a.Picker, true
-	}
-	if ok && !k.Next().IsZero() {
+	if k := basePicker(c.Pick); k != nil && !k.Next().IsZero() {
 		if until := k.Next().Sub(r.e.cfg.Now()); until < d {
 			d = max(until, 10*time.Millisecond)
 		}
 	}
 	return d
+}
+
+// basePicker returns the claim.Picker under a pass's picker, whether it
+// counts (countingPicker), carries lines fetched ahead (aheadPicker),
+// both, or neither; nil for a pass that claims nothing.
+func basePicker(p list.Picker) *claim.Picker {
+	if cp, counting := p.(*countingPicker); counting {
+		p = cp.policyPicker
+	}
+	switch k := p.(type) {
+	case *aheadPicker:
+		return k.Picker
+	case *claim.Picker:
+		return k
+	}
+	return nil
 }
 
 // requeue puts a failed pass's inputs back for the next attempt: the
