@@ -10,12 +10,7 @@ import "github.com/spider-mirror/spider/list"
 // its own, owned by the loop, which ends by sending them (filled): the
 // workers go on meanwhile.
 func (r *run) adapt(c *list.Cycle) {
-	q := r.jobs
-	q.mu.Lock()
-	was := q.ahead.on
-	turnOn, decided := q.ahead.adapt(c.Add, c.Stats.Added, c.Stats.Lines)
-	now := q.ahead.on
-	q.mu.Unlock()
+	was, now, turnOn, decided := r.jobs.adaptAhead(c.Add, c.Stats.Added, c.Stats.Lines)
 	if now != was {
 		r.e.log.Debug("fetching ahead", "on", now)
 	}
@@ -27,10 +22,9 @@ func (r *run) adapt(c *list.Cycle) {
 	}
 	if c.Stats.Lines == c.Stats.Added {
 		// The list held nothing before this pass: no visited line to read.
-		q.mu.Lock()
-		q.ahead.set(true)
-		q.mu.Unlock()
-		r.e.log.Debug("fetching ahead", "on", true)
+		if r.jobs.turnAheadOn(nil, nil) {
+			r.e.log.Debug("fetching ahead", "on", true)
+		}
 		return
 	}
 	r.filling, r.claimedMeanwhile = true, nil
@@ -58,16 +52,37 @@ func (r *run) filled(f knownFill) {
 	if r.stopping || !r.fillWanted {
 		return
 	}
-	q := r.jobs
-	q.mu.Lock()
-	q.ahead.known = f.k
-	on := q.ahead.set(true)
-	for _, en := range r.claimedMeanwhile {
-		q.ahead.claimed(en) // not to be fetched ahead too; the graph is new
-	}
-	q.mu.Unlock()
+	turned := r.jobs.turnAheadOn(&f.k, r.claimedMeanwhile)
 	r.claimedMeanwhile = nil
-	if on {
+	if turned {
 		r.e.log.Debug("fetching ahead", "on", true)
 	}
+}
+
+// adaptAhead applies ahead.adapt to a pass's adds (of which added were
+// new, in a list of lines): whether fetching ahead was on before and is
+// after, and what adapt decided.
+func (q *jobs) adaptAhead(adds []list.Add, added, lines int) (was, now, turnOn, decided bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	was = q.ahead.on
+	turnOn, decided = q.ahead.adapt(adds, added, lines)
+	return was, q.ahead.on, turnOn, decided
+}
+
+// turnAheadOn turns fetching ahead on, with the list's visited lines read
+// (known; nil if the list held none) and the lines claimed the usual way
+// while they were read (meanwhile: not to be fetched ahead too, the graph
+// being new), and reports whether it turned it on (it was off).
+func (q *jobs) turnAheadOn(known *knownLines, meanwhile []list.Entry) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if known != nil {
+		q.ahead.known = *known
+	}
+	changed := q.ahead.set(true)
+	for _, en := range meanwhile {
+		q.ahead.claimed(en)
+	}
+	return changed
 }

@@ -29,8 +29,9 @@ import (
 // real wiki such a line, the Main Page's style sheet, once waited under
 // the chain as it went 58 levels deep; and a chain page claimed on its way
 // to a worker once waited behind a thousand lines claimed before it. One
-// mutex guards it all, held only inside these methods, never while
-// waiting for anything but the next job.
+// mutex guards it all, held only inside the methods of jobs (here, and
+// those of turns.go, backlog.go and ahead_adapt.go), never while waiting
+// for anything but the next job.
 type jobs struct {
 	mu       sync.Mutex
 	more     *sync.Cond   // a job was added, or the jobs were closed
