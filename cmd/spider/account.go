@@ -220,7 +220,7 @@ func printHostAccount(w io.Writer, h *HostAccount) {
 	if !b.Unlimited {
 		verdict := "fits"
 		if h.TogetherOver > 0 {
-			verdict = "does not fit by " + account.Percent(h.TogetherOver)
+			verdict = "does not fit by " + account.Percent(h.TogetherOver) + "; raise the rate (--delay), or lengthen --window or --shortest of a profile"
 		}
 		fmt.Fprintf(w, "  the profiles together: %s requests/h of %s/h: %s\n", account.Count(h.TogetherPerHour), account.Count(b.PerHour), verdict)
 	}

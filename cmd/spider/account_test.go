@@ -93,7 +93,7 @@ func TestStatusAccountPromiseDoesNotFit(t *testing.T) {
 		// The slow spider polls pages that change hourly hourly too.
 		"slow promises 13 URLs every 24h, or as the change model expects from 30m to 24h = 12 requests/h (every 24h each: 1); host example.org allows 10/h (delay 6m): does not fit by 20%; raise the rate (--delay) or lengthen --window or --shortest",
 		// Each line once, at the shorter of the two intervals.
-		"the profiles together: 12 requests/h of 10/h: does not fit by 20%",
+		"the profiles together: 12 requests/h of 10/h: does not fit by 20%; raise the rate (--delay), or lengthen --window or --shortest of a profile",
 		"2.7 requests per change caught (8 requests, 3 changes)",
 		"announced pages: 1 of 2 reached the mirror within the fast window",
 		"made lately: 18 requests/h (the spiders' last samples)",
