@@ -208,7 +208,7 @@ func printAccount(w io.Writer, a *Account) {
 
 func printHostAccount(w io.Writer, h *HostAccount) {
 	b := h.Budget
-	fmt.Fprintf(w, "%s: %s lines, %s copies; ", h.Host, account.Count(float64(h.Lines.Lines)), account.Count(float64(h.Copies)))
+	fmt.Fprintf(w, "%s: %s, %s; ", h.Host, account.Counted(h.Lines.Lines, "line", "lines"), account.Counted(h.Copies, "copy", "copies"))
 	if b.Unlimited {
 		fmt.Fprintln(w, "no budget (delay 0: not paced)")
 	} else {

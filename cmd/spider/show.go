@@ -327,7 +327,11 @@ func printHistory(row rowFunc, h *meta.Record) {
 		row("body", "%s, %d bytes, sha256 %s", orDash(h.MediaType), h.Size, h.Checksum)
 	}
 	if h.Listing > 0 {
-		row("listing", "its links changed at one of its latest visits (level %d): a change of the links of a shallower page that links it marks it too; %d more visits that find its links unchanged end that", h.ListingLevel, h.Listing)
+		marks := "a change of the links of a shallower page that links it marks it too; "
+		if h.ListingLevel == 0 {
+			marks = "" // a start page: no page is shallower
+		}
+		row("listing", "its links changed at one of its latest visits (level %d): %s%d more visits that find its links unchanged end that", h.ListingLevel, marks, h.Listing)
 	}
 	if len(h.Held) > 0 {
 		row("links held back", "%d at the last visit, past the per-host budget of new links per pass (max_new_per_host); offered again at the next visit, if not taken sooner", len(h.Held))

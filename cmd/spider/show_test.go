@@ -135,8 +135,9 @@ func TestShowListing(t *testing.T) {
 		rec  meta.Record
 		want string
 	}{
-		{"a listing", meta.Record{URL: "http://h/s/", Listing: 3, ListingLevel: 1}, "(level 1)"},
+		{"a listing", meta.Record{URL: "http://h/s/", Listing: 3, ListingLevel: 1}, "(level 1): a change of the links of a shallower page that links it marks it too; 3 more visits"},
 		{"none", meta.Record{URL: "http://h/a"}, ""},
+		{"a start page, which no page is shallower than", meta.Record{URL: "http://h/", Listing: 3}, "(level 0): 3 more visits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

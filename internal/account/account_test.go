@@ -253,7 +253,7 @@ func TestFormats(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
 		{Count(0), "0"}, {Count(999), "999"}, {Count(1000), "1,000"}, {Count(4210.4), "4,210"}, {Count(1234567), "1,234,567"},
 		{Duration(1), "1s"}, {Duration(10), "10s"}, {Duration(3600), "1h"}, {Duration(90), "1m30s"}, {Duration(336 * 3600), "336h"},
-		{Duration(0.5), "500ms"}, {Duration(0.000561234), "561µs"}, {Duration(0.0294), "29ms"}, {Duration(7.5), "7.5s"}, {Duration(59.97), "1m"}, {Duration(12.04), "12s"}, {Duration(2*3600 + 43*60 + 12), "2h43m"}, {Duration(29*3600 + 48), "29h"}, {Percent(0.17), "17%"}, {Percent(0.001), "1%"},
+		{Counted(1, "URL", "URLs"), "1 URL"}, {Counted(0, "URL", "URLs"), "0 URLs"}, {Counted(4210, "URL", "URLs"), "4,210 URLs"}, {Duration(0.5), "500ms"}, {Duration(0.000561234), "561µs"}, {Duration(0.0294), "29ms"}, {Duration(7.5), "7.5s"}, {Duration(59.97), "1m"}, {Duration(12.04), "12s"}, {Duration(2*3600 + 43*60 + 12), "2h43m"}, {Duration(29*3600 + 48), "29h"}, {Percent(0.17), "17%"}, {Percent(0.001), "1%"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)

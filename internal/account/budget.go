@@ -131,7 +131,7 @@ func (p Promise) Text(host string, b Budget) string {
 	if p.Kind == "stale" {
 		what = " (stale bound)"
 	}
-	fmt.Fprintf(&s, "%s%s promises %s URLs", p.Profile, what, Count(float64(p.URLs)))
+	fmt.Fprintf(&s, "%s%s promises %s", p.Profile, what, Counted(p.URLs, "URL", "URLs"))
 	if p.MaxLevel >= 0 {
 		fmt.Fprintf(&s, " (level ≤ %d)", p.MaxLevel)
 	}
@@ -183,6 +183,14 @@ func (b Budget) Why() string {
 		why += " after answers of " + Duration(b.AnswerSec)
 	}
 	return why
+}
+
+// Counted writes n things, named one or many as n says: 1 URL, 4,210 URLs.
+func Counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(float64(n)) + " " + many
 }
 
 // Count writes n rounded, with thousands separated: 4,210.
