@@ -197,7 +197,8 @@ func (e *Engine) budget(host string, now time.Time) account.Budget {
 	return account.NewBudget(e.cfg.Delay, "spiders", crawlDelay, e.obs.answer(host))
 }
 
-// sample appends the run's sample to the series and writes the page.
+// sample takes the run's sample and hands it to the keeper, which
+// appends it to the series and writes the page.
 func (r *run) sample(hosts []account.HostSample, now time.Time) {
 	e, a := r.e, &r.acct
 	if a.sampled.IsZero() {
@@ -210,15 +211,68 @@ func (r *run) sample(hosts []account.HostSample, now time.Time) {
 		h.AnswerSec = e.obs.answer(h.Host).Seconds()
 	}
 	a.fetched, a.sampled = counts, now
+	r.samples.keep(account.Sample{At: now.UTC(), Spider: e.cfg.Spider, Profile: e.cfg.Profile.Name, Hosts: hosts})
+}
+
+// sampleKeeper writes the account's samples beside the loop, which hands
+// them over (keep) and does not wait for the files: its goroutine
+// (start) appends each to the series and writes the mirror's page from
+// the series, and the samples still waiting when it stops.
+type sampleKeeper struct {
+	e       *Engine
+	kick    chan struct{}
+	mu      sync.Mutex
+	waiting []account.Sample
+}
+
+// keep hands s to the keeper's goroutine.
+func (k *sampleKeeper) keep(s account.Sample) {
+	k.mu.Lock()
+	k.waiting = append(k.waiting, s)
+	k.mu.Unlock()
+	select {
+	case k.kick <- struct{}{}:
+	default: // a write is due already: it takes s too
+	}
+}
+
+// start runs the keeper's goroutine; stop writes the samples left and
+// ends it.
+func (k *sampleKeeper) start() (stop func()) {
+	k.kick = make(chan struct{}, 1)
+	end := beside(k.kick, k.writeWaiting)
+	return func() {
+		end()
+		k.writeWaiting()
+	}
+}
+
+// writeWaiting writes the samples waiting, oldest first.
+func (k *sampleKeeper) writeWaiting() {
+	for {
+		k.mu.Lock()
+		if len(k.waiting) == 0 {
+			k.mu.Unlock()
+			return
+		}
+		s := k.waiting[0]
+		k.waiting = k.waiting[1:]
+		k.mu.Unlock()
+		k.write(s)
+	}
+}
+
+// write appends s to the series and writes the page.
+func (k *sampleKeeper) write(s account.Sample) {
+	e := k.e
 	path := e.list.StatePath() + account.SeriesSuffix
-	s := account.Sample{At: now.UTC(), Spider: e.cfg.Spider, Profile: e.cfg.Profile.Name, Hosts: hosts}
 	if err := account.AppendSeries(path, s); err != nil {
 		e.log.Warn("account not kept over time", "err", err)
 		return
 	}
-	series, err := account.ReadSeries(path, now.Add(-account.Keep))
+	series, err := account.ReadSeries(path, s.At.Add(-account.Keep))
 	if err == nil {
-		err = e.mirror.Write(mirrorindex.AccountPage, account.Page(series, now))
+		err = e.mirror.Write(mirrorindex.AccountPage, account.Page(series, s.At))
 	}
 	if err != nil {
 		e.log.Warn("account page not written", "err", err)

@@ -25,7 +25,13 @@
 //     time, with the outcomes the loop handed it;
 //   - a read of one host's sitemaps (sitemaps.go, sitemaploop.go) runs on
 //     a goroutine of its own, one at a time, for a host the loop queued;
-//     its URLs go to the next pass.
+//     its URLs go to the next pass;
+//   - a read of the list's visited lines for fetching ahead (known.go,
+//     ahead_adapt.go) runs on a goroutine of its own, one at a time, and
+//     sends them back;
+//   - the account's samples (account.go) are written, each after the one
+//     before, by a goroutine of their own that the loop hands them to and
+//     does not wait for.
 //
 // The loop waits for every one of them before Run returns. Shared helpers
 // with a lock of their own serve all of them: the hosts in scope (scope.go),

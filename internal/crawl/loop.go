@@ -21,6 +21,8 @@ type run struct {
 	// hints are the announcements sent lately, sent again (hints.go).
 	hints keptHints
 	acct  accountant // the account of counting passes (account.go)
+	// samples writes the account's samples on a goroutine of its own.
+	samples *sampleKeeper
 	// starts are the never mirrored start lines claimed (failures.go).
 	starts startWatch
 
@@ -115,11 +117,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	stopBeats := heartbeats(context.WithoutCancel(ctx), e.list, e.cfg.Spider, e.cfg.Lease, e.cfg.Now, e.beat, e.log)
 	defer stopBeats()
 	stopPublisher := e.publisher()
+	stopSamples := r.samples.start()
 	r.loop()
 	r.drain(cancelFetches)
 	workers.Wait()
 	stopPublisher()
 	r.last(stopHistory)
+	stopSamples()
 	e.obs.warns.flush(e.log)
 	if err := e.storage.verdict(true); err != nil && r.err == nil {
 		r.err = err // stopped while the mirror still could not be written
@@ -133,7 +137,7 @@ func newRun(e *Engine, ctx context.Context) *run {
 	q.paced = e.polite.paced
 	return &run{
 		e: e, ctx: ctx, hist: newHistorian(e.cfg.History, e.log, e.cfg.Profile.Window), hints: keptHints{keep: hintKeep(e.cfg.Profile)},
-		inflight: map[string]claimedLine{}, jobs: q, first: true,
+		inflight: map[string]claimedLine{}, jobs: q, first: true, samples: &sampleKeeper{e: e},
 		outcomes: make(chan *outcome, e.cfg.Concurrency), knownDone: make(chan knownFill, 1),
 		passDone: make(chan passResult, 1), commitDone: make(chan committed, 1), mapDone: make(chan sitemapRead, 1),
 	}
