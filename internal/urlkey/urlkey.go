@@ -49,7 +49,12 @@ func Parse(raw string) (string, error) {
 		return raw, nil
 	}
 	u, err := canon.Parse(strings.TrimSpace(raw))
-	if err != nil {
+	switch {
+	case err != nil && !strings.Contains(raw, "://"):
+		// The parser's account of a missing scheme runs to three lines;
+		// it is the usual mistake (example.org/page), so say it plainly.
+		return "", fmt.Errorf("urlkey: %q has no scheme (http:// or https://)", clip(raw))
+	case err != nil:
 		return "", fmt.Errorf("urlkey: parse %q: %w", clip(raw), err)
 	}
 	return finish(u, raw)

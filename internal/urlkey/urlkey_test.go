@@ -59,6 +59,11 @@ func TestParseRejects(t *testing.T) {
 	if _, err := Parse("ftp://x/"); !errors.Is(err, ErrScheme) {
 		t.Errorf("ftp: err = %v, want ErrScheme", err)
 	}
+	// The usual mistake, a URL without its scheme, is said plainly, not
+	// in the parser's three lines.
+	if _, err := Parse("example.org/page"); err == nil || err.Error() != `urlkey: "example.org/page" has no scheme (http:// or https://)` {
+		t.Errorf("example.org/page: err = %v, want that it has no scheme", err)
+	}
 }
 
 func TestResolve(t *testing.T) {
