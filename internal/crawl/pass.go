@@ -196,6 +196,10 @@ func (r *run) afterPass(p passResult) {
 		r.over = true
 		return
 	}
+	// Whether the spider is idle, not whether a pass is due (passClock.due,
+	// whose "nothing left" does not look at links): nothing claimed or in
+	// flight, no outcome waiting, nothing fetched ahead, and no link or
+	// guess waiting for a pass, which would have news for the list.
 	if len(r.inflight) == 0 && len(c.Claimed) == 0 && r.pending() == 0 && r.jobs.state().items == 0 && !r.jobs.pendingAdds() {
 		r.nothingInFlight(c, held)
 	}
