@@ -23,7 +23,7 @@ import (
 // fetched whole and written afresh without it), and at a name of the
 // layout's (not an earlier layout's, page.go ownName).
 func (e *Engine) conditional(en list.Entry, rec meta.Record) http.Header {
-	if en.File == "" || mayBeBannered(en, rec) || !e.ownName(en) {
+	if !e.keepable(en, rec) {
 		return nil
 	}
 	h := history.Conditional(rec)
@@ -45,6 +45,25 @@ func (e *Engine) unchanged(en list.Entry, rec meta.Record, file, sum string) boo
 	}
 	_, err := e.mirror.Stat(file)
 	return err == nil
+}
+
+// keepable reports whether the copy of the line en, whose history is rec,
+// may be kept as current when the site says it has not changed (a 304, a
+// redirect to the same page as before): the line has a copy, one that
+// carries no banner (mayBeBannered) and is at a name of the layout's (not
+// an earlier layout's, page.go ownName: such a copy is fetched whole, to
+// be written under its name now).
+func (e *Engine) keepable(en list.Entry, rec meta.Record) bool {
+	return en.File != "" && !mayBeBannered(en, rec) && e.ownName(en)
+}
+
+// forwardsTo returns the page the line en's copy forwards to, if the
+// copy may be kept as long as the URL redirects there (keepable), else "".
+func (e *Engine) forwardsTo(en list.Entry, rec meta.Record) string {
+	if rec.Forwards && e.keepable(en, rec) {
+		return rec.RedirectTo
+	}
+	return ""
 }
 
 // mayBeBannered reports whether the copy of the line en, whose history is

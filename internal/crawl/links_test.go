@@ -114,8 +114,9 @@ func TestTargetKnowsCopies(t *testing.T) {
 }
 
 // A line whose file is a name of an earlier layout (/a as a page was
-// a.html) is fetched without a conditional request, so that its copy is
-// written under its name now; a line at its own name keeps it.
+// a.html) is fetched without a conditional request, and a forwarding one
+// follows its redirect, so that its copy is written under its name now; a
+// line at its own name keeps it.
 func TestConditionalAfterLayoutChange(t *testing.T) {
 	v := newEnv(t)
 	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
@@ -137,6 +138,17 @@ func TestConditionalAfterLayoutChange(t *testing.T) {
 		en := list.Entry{URL: v.base + "/a", File: tt.file, State: list.Downloaded}
 		if got := e.conditional(en, rec) != nil; got != tt.want {
 			t.Errorf("line with file %s: conditional %v, want %v", tt.file, got, tt.want)
+		}
+		// A copy that forwards where the URL redirects is kept while the
+		// redirect stays, but not under an earlier layout's name: there
+		// the redirect is followed and the forwarding page written anew.
+		fwd := meta.Record{Forwards: true, RedirectTo: v.base + "/b"}
+		want := ""
+		if tt.want {
+			want = fwd.RedirectTo
+		}
+		if got := e.forwardsTo(en, fwd); got != want {
+			t.Errorf("forwarding line with file %s: kept while it redirects to %q, want %q", tt.file, got, want)
 		}
 	}
 }

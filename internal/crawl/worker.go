@@ -62,10 +62,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	// A copy that forwards to the page the URL redirected to is current as
 	// long as the URL redirects there: that page has a line of its own and
 	// is not fetched again through the redirect.
-	var same string
-	if j.rec.Forwards && en.File != "" && !mayBeBannered(en, j.rec) {
-		same = j.rec.RedirectTo
-	}
+	same := e.forwardsTo(en, j.rec)
 	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false, j.turn.came, same)
 	redirected := sameRedirect(err, same)
 	if runCtx.Err() != nil && (errors.Is(err, errHopStopped) || errors.Is(err, runCtx.Err())) {
@@ -86,7 +83,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	switch {
 	case err == nil:
 		e.store(o, resp, now)
-	case (fetch.NotModified(err) || redirected != 0) && en.File != "" && !mayBeBannered(en, j.rec):
+	case (fetch.NotModified(err) || redirected != 0) && e.keepable(en, j.rec):
 		// The copy is current: its time advances, the file stays.
 		if redirected != 0 {
 			rec = history.Redirected(rec, redirected, now)
