@@ -97,7 +97,7 @@ func configSettings(name string, cfg *Config) (*Settings, error) {
 	s.applyConfig(cfg)
 	s.SlowWindow = slowWindow(s, cfg)
 	s.Longest = longest(s, false)
-	s.Shortest = shortest(s, cfg)
+	s.Shortest = shortest(s, cfg, false)
 	return s, nil
 }
 

@@ -141,6 +141,9 @@ func TestRevisitBounds(t *testing.T) {
 		{"fast follows the slow window of the config", "[profile.slow]\nwindow = \"12h\"\n", []string{"--profile", "fast"}, 12 * time.Hour, 30 * time.Minute},
 		{"longest set", "", []string{"--profile", "slow", "--longest", "336h"}, 336 * time.Hour, 30 * time.Minute},
 		{"config longest below a flag window", "[profile.fast]\nlongest = \"2h\"\n", []string{"--profile", "fast", "--window", "3h"}, 3 * time.Hour, 90 * time.Minute},
+		// config.example.toml's shortest, and a refresh of everything with short windows (README):
+		{"config shortest above a flag window", "[profile.slow]\nshortest = \"30m\"\n", []string{"--profile", "slow", "--window", "10m", "--longest", "10m"}, 10 * time.Minute, 10 * time.Minute},
+		{"no fast window to halve", "[profile.fast]\nwindow = \"0s\"\n", []string{"--profile", "slow"}, 24 * time.Hour, 24 * time.Hour},
 	}
 	for _, tt := range tests {
 		s, cfg := resolveWith(t, tt.toml, tt.args)

@@ -138,7 +138,7 @@ func (f *runFlags) resolve(cfg *Config) (*Settings, error) {
 	s.SlowWindow = slowWindow(s, cfg)
 	s.SlowStale = slowStale(s, cfg)
 	s.Longest = longest(s, f.fs.Changed("longest"))
-	s.Shortest = shortest(s, cfg)
+	s.Shortest = shortest(s, cfg, f.fs.Changed("shortest"))
 	// The transport never opens more connections to a host than the
 	// shared cap allows the whole list.
 	s.Fetch.MaxConnsPerHost = s.Polite.HostConns

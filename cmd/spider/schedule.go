@@ -92,10 +92,21 @@ func longest(s *Settings, flagSet bool) time.Duration {
 // often: the one set, else half the fast window (within the profile's
 // window). A page that changes within the fast window (a hub: the home
 // page, a "latest" list) is then polled twice a window, so a page it
-// announces reaches the mirror within one.
-func shortest(s *Settings, cfg *Config) time.Duration {
-	if s.Shortest != 0 {
-		return s.Shortest // a negative one is refused (validate)
+// announces reaches the mirror within one. As for longest, a shortest
+// from the config that is longer than a window set by flag gives way to
+// the window; one set by flag, or a negative one, is refused instead
+// (validate).
+func shortest(s *Settings, cfg *Config, flagSet bool) time.Duration {
+	switch {
+	case s.Shortest < 0:
+		return s.Shortest
+	case s.Shortest == 0:
+		if half := fastWindow(s, cfg) / 2; half > 0 {
+			return min(half, s.Window)
+		}
+		return s.Window
+	case s.Shortest > s.Window && !flagSet:
+		return s.Window
 	}
-	return min(fastWindow(s, cfg)/2, s.Window)
+	return s.Shortest
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,16 +139,19 @@ func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
 
 // openToRun opens the list for spider id's run, a new one if its file
 // does not exist (but not in a directory that does not: a mistyped path
-// in a cron line would start a second, empty mirror), and takes the spider's lock for the life of the run: an
-// error satisfying errors.Is(err, list.ErrRunning) if a spider with that
-// id runs, on this host or (PostgreSQL) on any. done releases the lock,
-// then the list.
+// in a cron line would start a second, empty mirror), and takes the
+// spider's lock for the life of the run: an error satisfying
+// errors.Is(err, list.ErrRunning) if a spider with that id runs, on this
+// host or (PostgreSQL) on any. done releases the lock, then the list.
 func (r listRef) openToRun(ctx context.Context, id string, o list.Options) (l listStore, done func(), err error) {
 	if !r.pg() {
 		dir := filepath.Dir(r.path)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		switch fi, err := os.Stat(dir); {
+		case errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir():
 			return nil, nil, usageErr{fmt.Errorf("the directory of the list %s does not exist", r.path),
 				fmt.Sprintf("check --list (list in the config); for a new list there, create the directory first: mkdir -p %s", dir)}
+		case err != nil:
+			return nil, nil, hintErr{fmt.Errorf("list directory: %w", err), "check --list (list in the config)"}
 		}
 	}
 	if l, err = r.open(ctx, o); err != nil {

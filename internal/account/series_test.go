@@ -132,10 +132,16 @@ func TestRequestLinesSumEverySpider(t *testing.T) {
 			t.Errorf("made at %v: %.0f an hour, want 21,600 (fast's 3,600 and slow's 18,000)", p.t, p.v)
 		}
 	}
-	for _, l := range []line{allowed, promised} {
-		for _, p := range l.pts {
-			if p.v != 72000 && p.v != 30000 {
-				t.Errorf("%s at %v: %.0f, want the sampled 72,000 or 30,000, not a sum", l.label, p.t, p.v)
+	for _, c := range []struct {
+		l    line
+		want float64
+	}{{allowed, 72000}, {promised, 30000}} {
+		if len(c.l.pts) == 0 {
+			t.Errorf("no %s point", c.l.label)
+		}
+		for _, p := range c.l.pts {
+			if p.v != c.want {
+				t.Errorf("%s at %v: %.0f, want the sampled %.0f, not a sum", c.l.label, p.t, p.v, c.want)
 			}
 		}
 	}

@@ -138,12 +138,13 @@ func (e *Engine) warnTurnover(url string, news int) {
 
 // delayPaces reports whether a shorter delay would poll a start page
 // sooner after a poll that announced news pages (pollFloor): the delay
-// is what spaces the host's requests, not its Crawl-delay, which the
-// spider obeys, nor its mean answer time, which each request waits for
-// whatever the delay; and the time to fetch the news and poll again is
-// above the second a poll waits at least (the list's resolution).
+// is what spaces the host's requests, above its Crawl-delay, which the
+// spider obeys (a delay equal to it is no lever), and not below its mean
+// answer time, which each request waits for whatever the delay; and the
+// time to fetch the news and poll again is above the second a poll waits
+// at least (the list's resolution).
 func delayPaces(news int, delay, crawl, answer time.Duration) bool {
-	return delay >= crawl && delay >= answer && time.Duration(news+1)*(delay+answer) > time.Second
+	return delay > crawl && delay >= answer && time.Duration(news+1)*(delay+answer) > time.Second
 }
 
 // requisiteType reports whether a body of media type mt is something pages

@@ -746,6 +746,7 @@ func TestDelayPaces(t *testing.T) {
 		{"three news at 50ms: the second sets it", 3, 50 * ms, 0, 30 * ms, false},
 		{"no delay", 20, 0, 0, 30 * ms, false},
 		{"the Crawl-delay above the delay", 20, 50 * ms, 2 * time.Second, 30 * ms, false},
+		{"the delay equal to the Crawl-delay", 0, time.Second, time.Second, 30 * ms, false},
 		{"answers slower than the delay", 20, 50 * ms, 0, 200 * ms, false},
 	}
 	for _, tt := range tests {

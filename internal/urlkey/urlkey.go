@@ -50,7 +50,7 @@ func Parse(raw string) (string, error) {
 	}
 	u, err := canon.Parse(strings.TrimSpace(raw))
 	switch {
-	case err != nil && !strings.Contains(raw, "://"):
+	case err != nil && !hasScheme(raw):
 		// The parser's account of a missing scheme runs to three lines;
 		// it is the usual mistake (example.org/page), so say it plainly.
 		return "", fmt.Errorf("urlkey: %q has no scheme (http:// or https://)", clip(raw))
@@ -58,6 +58,13 @@ func Parse(raw string) (string, error) {
 		return "", fmt.Errorf("urlkey: parse %q: %w", clip(raw), err)
 	}
 	return finish(u, raw)
+}
+
+// hasScheme reports whether raw starts with what may be a scheme: a colon
+// before any slash, as http: in http:/x.
+func hasScheme(raw string) bool {
+	i := strings.IndexAny(raw, ":/")
+	return i > 0 && raw[i] == ':'
 }
 
 // Resolve resolves ref against the canonical absolute URL base, as a browser

@@ -64,6 +64,11 @@ func TestParseRejects(t *testing.T) {
 	if _, err := Parse("example.org/page"); err == nil || err.Error() != `urlkey: "example.org/page" has no scheme (http:// or https://)` {
 		t.Errorf("example.org/page: err = %v, want that it has no scheme", err)
 	}
+	for _, in := range []string{"http:/", "http:example.org:x:/"} { // a scheme, mangled: the parser says what is wrong
+		if _, err := Parse(in); err != nil && strings.Contains(err.Error(), "has no scheme") {
+			t.Errorf("%s: err = %v, want the parser's words", in, err)
+		}
+	}
 }
 
 func TestResolve(t *testing.T) {
