@@ -63,17 +63,7 @@ const accountSample = 20000
 // accountProfiles returns the profiles to weigh: the latest status each
 // profile's spiders published, else the config's fast and slow.
 func accountProfiles(published []crawl.Status, cfg *Config) ([]claim.Profile, string, error) {
-	var ps []claim.Profile
-	seen := map[string]int{}
-	for _, s := range published {
-		p := s.ClaimProfile()
-		if i, ok := seen[p.Name]; ok {
-			ps[i] = p
-			continue
-		}
-		seen[p.Name] = len(ps)
-		ps = append(ps, p)
-	}
+	ps := crawl.PublishedProfiles(published)
 	if len(ps) > 0 {
 		return ps, "spiders", nil
 	}

@@ -132,24 +132,38 @@ func (c *countingPicker) weigh(ps []claim.Profile) {
 // (a page with no model is taken to change once per the shortest window
 // of them). If the statuses cannot be read, this spider's alone.
 func (e *Engine) listProfiles(ctx context.Context) []claim.Profile {
-	ps := []claim.Profile{e.cfg.Profile}
 	sts, err := e.list.Statuses(ctx)
 	if err != nil {
 		e.log.Warn("the other spiders' profiles not read; the account weighs the lines by this spider's alone", "err", err)
-		return ps
+		return []claim.Profile{e.cfg.Profile}
 	}
-	at := map[string]int{e.cfg.Profile.Name: 0}
+	var published []Status
 	for _, sp := range sts {
 		var cs Status
-		if json.Unmarshal(sp.Extra, &cs) != nil || cs.WindowSec <= 0 {
-			continue
+		if json.Unmarshal(sp.Extra, &cs) == nil && cs.WindowSec > 0 {
+			published = append(published, cs)
 		}
-		p := cs.ClaimProfile()
+	}
+	return PublishedProfiles(published, e.cfg.Profile)
+}
+
+// PublishedProfiles returns the profiles the account weighs the lines of
+// a list by: those given (a spider's own, which no status replaces), then
+// each other profile the spiders published, in the order first seen, as
+// the latest status of its name says.
+func PublishedProfiles(published []Status, own ...claim.Profile) []claim.Profile {
+	ps := append([]claim.Profile(nil), own...)
+	at := map[string]int{}
+	for i, p := range own {
+		at[p.Name] = -1 - i // kept
+	}
+	for _, s := range published {
+		p := s.ClaimProfile()
 		switch i, ok := at[p.Name]; {
 		case !ok:
 			at[p.Name] = len(ps)
 			ps = append(ps, p)
-		case i > 0:
+		case i >= 0:
 			ps[i] = p
 		}
 	}
