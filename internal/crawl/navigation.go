@@ -52,11 +52,16 @@ func (n *navigation) turnedOver(url string, now time.Time, soonest bool) bool {
 func (n *navigation) turnovers() []Turnover {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out := make([]Turnover, 0, len(n.turnover))
-	for _, t := range n.turnover {
-		out = append(out, *t)
+	return sortedCopies(n.turnover, func(a, b Turnover) int { return strings.Compare(a.URL, b.URL) })
+}
+
+// sortedCopies returns copies of the values of m, sorted by cmp.
+func sortedCopies[K comparable, V any](m map[K]*V, cmp func(a, b V) int) []V {
+	out := make([]V, 0, len(m))
+	for _, v := range m {
+		out = append(out, *v)
 	}
-	slices.SortFunc(out, func(a, b Turnover) int { return strings.Compare(a.URL, b.URL) })
+	slices.SortFunc(out, cmp)
 	return out
 }
 

@@ -143,10 +143,5 @@ func (o *observations) sitemaps() []SitemapHost {
 	s := &o.maps
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]SitemapHost, 0, len(s.hosts))
-	for _, h := range s.hosts {
-		out = append(out, *h)
-	}
-	slices.SortFunc(out, func(a, b SitemapHost) int { return strings.Compare(a.Host, b.Host) })
-	return out
+	return sortedCopies(s.hosts, func(a, b SitemapHost) int { return strings.Compare(a.Host, b.Host) })
 }
