@@ -215,7 +215,7 @@ func mirrorDirOf(fs *pflag.FlagSet, config, mirrorFlag, listPath string) (string
 // requireList fails with a hint unless the list at path exists.
 func requireList(path string) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return hintErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
+		return usageErr{fmt.Errorf("list %s does not exist", path), "pass --list with the path your spiders use"}
 	}
 	return nil
 }
