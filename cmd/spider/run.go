@@ -47,7 +47,8 @@ Exit status:
   1  runtime failure (the message says what to do): a damaged list, a
      mirror that cannot be written, a dead start URL, a run that fetched
      nothing it was asked to
-  2  usage error: bad flag, profile, config key or value
+  2  usage error: bad flag, profile, config key or value, or a list or
+     config file that does not exist
   130  a second SIGINT/SIGTERM during the graceful stop (nothing is lost:
        the claims in flight return at the next pass of any spider)
 `
