@@ -74,6 +74,44 @@ func TestDeadStartFails(t *testing.T) {
 	}
 }
 
+// A start URL seeded into a list whose other lines are fetched fine stops
+// only the run that had nothing else to do: a run that also refreshes the
+// other lines goes on, and exits 0, while the seeded URL waits for its
+// retry.
+func TestDeadSeededStart(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)
+		case "/a", "/b", "/c":
+			fmt.Fprint(w, "<p>page")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	base := []string{"--profile", "slow", "--delay", "0"}
+	if code, out := spiderRun(t, dir, time.Minute, append(base, "--until-idle", "--start", srv.URL+"/")...); code != 0 {
+		t.Fatalf("first mirror: exit %d:\n%s", code, clipOut(out))
+	}
+	typo := srv.URL + "/typo"
+	if code, out := spiderRun(t, dir, time.Minute, "seed", typo); code != 0 {
+		t.Fatalf("seed: exit %d:\n%s", code, clipOut(out))
+	}
+	code, out := spiderRun(t, dir, time.Minute, append(base, "--until-idle")...)
+	if code != 1 || !strings.Contains(out, "spider: error: the start URL could not be fetched: "+typo) {
+		t.Errorf("nothing else due: exit %d, want 1 naming the seeded URL:\n%s", code, clipOut(out))
+	}
+	code, out = spiderRun(t, dir, time.Minute, append(base, "--cycles", "3", "--window", "1ms", "--shortest", "1ms")...)
+	if code != 0 || strings.Contains(out, "error") {
+		t.Errorf("every other line due: exit %d, want 0 and no error:\n%s", code, clipOut(out))
+	}
+	if lines := readList(t, dir+"/spider.list"); len(lines) != 5 {
+		t.Errorf("list %+v, want the 4 pages and the seeded URL", lines)
+	}
+}
+
 // An --until-idle run whose every fetch failed exits 1 with a hint; one
 // with nothing due exits 0.
 func TestUntilIdleNothingFetched(t *testing.T) {

@@ -49,8 +49,11 @@ func tally(sum *Summary, o *outcome) {
 
 // startWatch follows the run's start lines: level-0 lines without a copy
 // (never mirrored) that the run claimed. Once every one of them has been
-// answered, at least one with a failure, and the run has fetched nothing,
-// the run stops with ErrStartFailed. The loop owns it.
+// answered, at least one with a failure, and the run has fetched nothing
+// and has no other claimed line still out, the run stops with
+// ErrStartFailed: a dead start URL seeded into a list whose other lines
+// are fetched fine is a failure of that line, not of the run. The loop
+// owns it.
 type startWatch struct {
 	open   map[string]bool // claimed, not answered yet
 	failed string          // the first failure: "URL: why"
@@ -87,9 +90,11 @@ func (w *startWatch) answered(o *outcome, now time.Time) {
 	}
 }
 
-// verdict returns ErrStartFailed, wrapped, if the run is to stop.
-func (w *startWatch) verdict(sum Summary) error {
-	if w.failed == "" || len(w.open) > 0 || sum.Fetched+sum.Unchanged+sum.Archived > 0 {
+// verdict returns ErrStartFailed, wrapped, if the run is to stop; out
+// says other claimed lines are still to be answered (jobs.state's queued):
+// the verdict waits for them.
+func (w *startWatch) verdict(sum Summary, out bool) error {
+	if w.failed == "" || len(w.open) > 0 || out || sum.Fetched+sum.Unchanged+sum.Archived > 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %s", ErrStartFailed, w.failed)

@@ -25,6 +25,7 @@ func TestStartWatch(t *testing.T) {
 		claim  []list.Entry
 		answer *outcome
 		sum    Summary
+		out    bool   // other claimed lines still to be answered
 		want   string // "" = no verdict
 	}
 	for _, tc := range []struct {
@@ -44,6 +45,16 @@ func TestStartWatch(t *testing.T) {
 			{claim: []list.Entry{start("http://a/"), start("http://b/")}},
 			{answer: out(start("http://a/"), list.Error, refused, nil)},
 			{answer: out(start("http://b/"), list.Downloaded, &meta.Record{}, nil), sum: Summary{Fetched: 1}},
+		}},
+		{"other lines still out: wait for them", []step{
+			{claim: []list.Entry{start("http://a/"), {URL: "http://a/page", Level: 1, File: "a/page.html"}}},
+			{answer: out(start("http://a/"), list.Error, refused, nil), out: true},
+			{sum: Summary{Fetched: 1}},
+		}},
+		{"other lines still out, all failed", []step{
+			{claim: []list.Entry{start("http://a/"), {URL: "http://a/page", Level: 1, File: "a/page.html"}}},
+			{answer: out(start("http://a/"), list.Error, refused, nil), out: true},
+			{sum: Summary{Failed: 2}, want: "http://a/: connection refused"},
 		}},
 		{"a start with a copy is no start to watch", []step{
 			{claim: []list.Entry{{URL: "http://a/", Level: 0, File: "a/index.html"}}},
@@ -67,7 +78,7 @@ func TestStartWatch(t *testing.T) {
 			if s.answer != nil {
 				w.answered(s.answer, now)
 			}
-			err := w.verdict(s.sum)
+			err := w.verdict(s.sum, s.out)
 			if s.want == "" && err != nil || s.want != "" && (!errors.Is(err, ErrStartFailed) || !strings.HasSuffix(err.Error(), s.want)) {
 				t.Errorf("%s, step %d: verdict %v, want %q", tc.name, i, err, s.want)
 			}

@@ -197,6 +197,16 @@ func (r *run) received(o *outcome) {
 	if o.take {
 		r.take(o)
 	}
+	r.checkStarts()
+}
+
+// checkStarts stops the run if its start URLs failed and it fetched
+// nothing (startWatch.verdict). It runs after each outcome received or
+// taken: any may be the last that a failed start waited for.
+func (r *run) checkStarts() {
+	if err := r.starts.verdict(r.sum, r.jobs.state().queued > 0); err != nil && r.err == nil && !r.stopping {
+		r.err, r.stopping, r.over = err, true, true // every start URL failed
+	}
 }
 
 // receiveWaiting takes the outcomes already waiting, so that a burst of
@@ -223,9 +233,6 @@ func (r *run) take(o *outcome) {
 	r.sum.add(o.count)
 	tally(&r.sum, o)
 	r.starts.answered(o, r.e.cfg.Now())
-	if err := r.starts.verdict(r.sum); err != nil && r.err == nil && !r.stopping {
-		r.err, r.stopping, r.over = err, true, true // every start URL failed
-	}
 	if o.gone {
 		r.e.obs.archived(o.res.URL, o.res.Modified)
 		r.e.log.Info("gone", "url", o.res.URL)

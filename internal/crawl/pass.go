@@ -235,6 +235,9 @@ func (r *run) queueClaims(p passResult, epoch int64) {
 		less = c.Pick.Less
 	}
 	r.jobs.addClaimed(js, c.HintedClaims, p.recs, less)
+	if len(ready) > 0 {
+		r.checkStarts() // the outcomes taken may be the last a failed start waited for
+	}
 }
 
 // idleWait is how long an idle spider waits for a line to become due: until
