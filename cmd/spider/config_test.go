@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,48 @@ func TestExampleConfig(t *testing.T) {
 		fromFile.Starts, builtin.Starts = nil, nil
 		if got, want := *fromFile, *builtin; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: config.example.toml gives\n%+v\nbuilt-in defaults are\n%+v", name, got, want)
+		}
+	}
+}
+
+// The example's keys that follow others are commented out, with the
+// defaults they have: uncommented they change nothing, and a copy whose
+// top-level delay and fast window a user edited carries them through to
+// both profiles (the profiles' own delay lines and the slow shortest once
+// pinned the old values).
+func TestExampleConfigFollows(t *testing.T) {
+	b, err := os.ReadFile("../../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := string(b)
+	following := regexp.MustCompile(`(?m)^# ((concurrency|host_connections|longest|shortest|delay) = .*)$`)
+	if n := len(following.FindAllString(example, -1)); n != 10 {
+		t.Errorf("%d commented-out keys that follow others, want 10", n)
+	}
+	uncommented := following.ReplaceAllString(example, "$1")
+	for _, name := range []string{"fast", "slow"} {
+		args := []string{"--profile", name}
+		got, _ := resolveWith(t, uncommented, args)
+		want, _ := resolveWith(t, "", args)
+		got.Starts = nil
+		if !reflect.DeepEqual(*got, *want) {
+			t.Errorf("%s: the example uncommented gives\n%+v\nbuilt-in defaults are\n%+v", name, *got, *want)
+		}
+	}
+	edited := strings.Replace(example, "\ndelay = \"1s\"", "\ndelay = \"200ms\"", 1)
+	edited = regexp.MustCompile(`(?s)(\[profile\.fast\].*?)\nwindow = "1h"`).ReplaceAllString(edited, "$1\nwindow = \"2h\"")
+	if edited == example || !strings.Contains(edited, "window = \"2h\"") || !strings.Contains(edited, "delay = \"200ms\"") {
+		t.Fatal("the example's top-level delay or fast window was not found to edit")
+	}
+	for _, tc := range []struct {
+		name              string
+		shortest, longest time.Duration
+	}{{"fast", time.Hour, 24 * time.Hour}, {"slow", time.Hour, 24 * time.Hour}} {
+		s, _ := resolveWith(t, edited, []string{"--profile", tc.name})
+		if s.Delay != 200*time.Millisecond || s.Concurrency != 4 || s.Shortest != tc.shortest || s.Longest != tc.longest {
+			t.Errorf("%s with the example edited: delay %v, concurrency %d, shortest %v, longest %v; want 200ms, 4, %v, %v",
+				tc.name, s.Delay, s.Concurrency, s.Shortest, s.Longest, tc.shortest, tc.longest)
 		}
 	}
 }
