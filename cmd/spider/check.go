@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/linkname"
 	"github.com/spider-mirror/spider/internal/mirrorindex"
 	"github.com/spider-mirror/spider/list"
@@ -28,12 +29,7 @@ import (
 // A list in PostgreSQL is checked the same way; its schema keeps one line
 // per URL and a well-formed line (UNIQUE and CHECK constraints).
 func checkList(ctx context.Context, ref listRef, mirrorDir string, stdout io.Writer) error {
-	if !ref.pg() {
-		if _, err := os.Stat(ref.path); err != nil {
-			return hintErr{fmt.Errorf("list %s: %w", ref.path, err), "pass --list with the path your spiders use"}
-		}
-	}
-	l, err := ref.open(ctx, list.Options{})
+	l, err := ref.openExisting(ctx, list.Options{})
 	if err != nil {
 		return err
 	}
@@ -74,6 +70,13 @@ func checkList(ctx context.Context, ref listRef, mirrorDir string, stdout io.Wri
 	if err != nil {
 		return listErr(err)
 	}
+	if abs, err := filepath.Abs(mirrorDir); err == nil {
+		mirrorDir = abs // named in what follows
+	}
+	if _, err := os.Stat(mirrorDir); missing > 0 && errors.Is(err, os.ErrNotExist) {
+		return usageErr{fmt.Errorf("the mirror directory %s does not exist, yet %s names %s in it", mirrorDir, ref, account.Counted(missing, "copy", "copies")),
+			mirrorHint(ref)}
+	}
 	var dups []string
 	if f, ok := l.(fileStore); ok {
 		if dups, err = duplicates(ctx, f.List, seed, hashes); err != nil {
@@ -94,13 +97,26 @@ func checkList(ctx context.Context, ref listRef, mirrorDir string, stdout io.Wri
 	fmt.Fprintf(stdout, "list %s: %d lines, format ok\n", ref, lines)
 	report(len(dups), "URLs with more than one line", first(dups))
 	report(deadClaims, "claims held by spiders that are not running (the next pass of any spider returns them)", firstDead)
-	report(missing, "copies named by the list but missing from the mirror "+mirrorDir, firstGone)
+	report(missing, "copies named by the list but missing from the mirror directory "+mirrorDir, firstGone)
 	report(stray, "files in the mirror that no line names (left alone: delete them if unwanted)", firstStray)
 	if problems > 0 {
-		return hintErr{fmt.Errorf("list check found %d kinds of problem", problems), "see the lines above; a running spider's next pass returns dead claims"}
+		hint := "the next pass of any spider returns dead claims; spider list check --repair (list files only) also sets the lines whose copy is missing back to found, to be fetched again, and keeps the first line of a URL, after a backup"
+		if stray > 0 && problems == 1 {
+			hint = "the stray files are left alone: delete them if unwanted"
+		}
+		return hintErr{fmt.Errorf("list check found %s", account.Counted(problems, "kind of problem", "kinds of problem")), hint}
 	}
 	fmt.Fprintln(stdout, "ok: one line per URL, no dead claim, every copy present, no stray file")
 	return nil
+}
+
+// mirrorHint says where the mirror of the list ref names is recorded.
+func mirrorHint(ref listRef) string {
+	if ref.pg() {
+		return "pass --mirror with the spiders' mirror directory; a list in PostgreSQL records it in its state directory on each machine (" +
+			ref.state + ": set state in the config to an absolute path to find it from any directory)"
+	}
+	return "pass --mirror with the spiders' mirror directory; the list records it (" + list.MirrorRecordPath(ref.path) + ") at a spider's first run"
 }
 
 // duplicates returns the URLs with more than one line: lines whose hashes
@@ -148,8 +164,8 @@ func repairList(ctx context.Context, ref listRef, mirrorDir string, stdout io.Wr
 		return err
 	}
 	path := ref.path
-	if _, err := os.Stat(path); err != nil {
-		return hintErr{fmt.Errorf("list %s: %w", path, err), "pass --list with the path your spiders use"}
+	if err := requireList(path); err != nil {
+		return err
 	}
 	l, err := list.Open(path, list.Options{Reserve: mirror.ReserveLen})
 	if err != nil {

@@ -50,6 +50,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--profile", "fast", "--log-format", "xml"}, 2, []string{"invalid --log-format \"xml\", must be one of (text|json)"}},
 		{[]string{"--profile", "fast", "-q", "-vv"}, 2, []string{"spider: error: --quiet and --verbose contradict each other", "spider: hint: give one"}},
 		{[]string{"status", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
+		{[]string{"list", "check", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
+		{[]string{"list", "compact", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
+		{[]string{"list", "export", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
 		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--list", "typo/spider.list"}, 2,
 			[]string{"the directory of the list typo/spider.list does not exist", "hint: check --list (list in the config); for a new list there, create the directory first: mkdir -p typo"}},
 	}

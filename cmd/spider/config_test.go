@@ -249,3 +249,27 @@ func resolveWith(t *testing.T, conf string, args []string) (*Settings, *Config) 
 	}
 	return s, cfg
 }
+
+// A list setting names PostgreSQL when it is a libpq URL or a libpq
+// keyword/value string; anything else is a file's path.
+func TestIsDSN(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want bool
+	}{
+		{"postgres://spider@db/mirror", true},
+		{"postgresql://db/mirror?sslmode=verify-full", true},
+		{"host=/run/postgresql dbname=mirror", true},
+		{"dbname=mirror", true},
+		{" service=spider", true},
+		{"user=spider dbname=mirror", true},
+		{"spider.list", false},
+		{"lists/x=1.list", false},
+		{"mode=fast.list", false},
+		{"/srv/mirror/spider.list", false},
+	} {
+		if got := isDSN(tc.spec); got != tc.want {
+			t.Errorf("isDSN(%q) = %v, want %v", tc.spec, got, tc.want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func printDuplicates(ctx context.Context, ref listRef, stdout io.Writer) error {
 	}
 	var h historyReader = meta.Open(ref.sidePath()+meta.Suffix, 30*time.Second)
 	if ref.pg() {
-		st, err := ref.open(ctx, list.Options{})
+		st, err := ref.openExisting(ctx, list.Options{})
 		if err != nil {
 			return err
 		}

@@ -250,10 +250,7 @@ func canonicalise(batch []importLine) {
 }
 
 func exportList(ctx context.Context, ref listRef, full bool, stdout io.Writer) error {
-	if err := ref.require(); err != nil {
-		return err
-	}
-	l, err := ref.open(ctx, list.Options{})
+	l, err := ref.openExisting(ctx, list.Options{})
 	if err != nil {
 		return err
 	}

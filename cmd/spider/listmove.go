@@ -118,8 +118,8 @@ func compactList(ctx context.Context, ref listRef, stdout io.Writer) error {
 	if err := ref.fileOnly("spider list compact"); err != nil {
 		return err
 	}
-	if _, err := os.Stat(ref.path); err != nil {
-		return hintErr{fmt.Errorf("list %s: %w", ref.path, err), "pass --list with the path your spiders use"}
+	if err := requireList(ref.path); err != nil {
+		return err
 	}
 	l, err := list.Open(ref.path, list.Options{Reserve: mirror.ReserveLen})
 	if err != nil {

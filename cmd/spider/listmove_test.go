@@ -97,6 +97,9 @@ func TestListMovesBetweenFileAndPostgres(t *testing.T) {
 	if code, out, stderr := runCLI(t, dir, "show", "--config", conf, "http://h/0/page-000"); code != 0 || !strings.Contains(out, "downloaded, level 0, unclaimed") {
 		t.Errorf("show: exit %d, %s%s", code, out, stderr)
 	}
+	if err := os.MkdirAll(filepath.Join(dir, "mirror"), 0o755); err != nil { // an empty mirror: every copy missing
+		t.Fatal(err)
+	}
 	code, out, stderr = runCLI(t, dir, "list", "check", "--config", conf, "--mirror", filepath.Join(dir, "mirror"))
 	if code != 1 || !strings.Contains(out, "list PostgreSQL schema "+schema+": 50 lines, format ok") || !strings.Contains(out, "missing from the mirror") {
 		t.Errorf("list check: exit %d, %s%s", code, out, stderr)
@@ -110,7 +113,7 @@ func TestListMovesBetweenFileAndPostgres(t *testing.T) {
 	}
 	for _, args := range [][]string{{"list", "compact"}, {"list", "check", "--repair"}} {
 		code, _, stderr := runCLI(t, dir, append(args, "--config", conf)...)
-		if code != 1 || !strings.Contains(stderr, "works on a list file only") || !strings.Contains(stderr, "hint:") {
+		if code != 2 || !strings.Contains(stderr, "works on a list file only") || !strings.Contains(stderr, "hint:") {
 			t.Errorf("%v on PostgreSQL: exit %d, %s", args, code, stderr)
 		}
 	}

@@ -142,3 +142,52 @@ func TestPostgresVerdictAndAccountFromDatabase(t *testing.T) {
 			h.Host, h.Budget, h.History, st.Account.HistoryError)
 	}
 }
+
+// The commands that read a list refuse a schema that holds none (a
+// mistyped schema) with exit 2, and create neither the schema nor a state
+// directory; list check on a list whose mirror is recorded on another
+// machine (or in another state directory) says the mirror is missing
+// rather than count every copy missing.
+func TestPostgresReadersNeedAList(t *testing.T) {
+	dir := t.TempDir()
+	conf, schema := pgConfig(t, dir, "")
+	for _, args := range [][]string{
+		{"status"}, {"show", "http://127.0.0.1:1/"}, {"list", "export"}, {"list", "check"}, {"list", "duplicates"},
+	} {
+		code, _, stderr := runCLI(t, dir, append(args, "--config", conf)...)
+		if code != 2 || !strings.Contains(stderr, "spider: error: PostgreSQL schema "+schema+" holds no list") ||
+			!strings.Contains(stderr, "spider: hint: check schema in the config file") {
+			t.Errorf("%v on a schema with no list: exit %d, want 2 with an error and a hint:\n%s", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "spider-state")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a state directory was made by commands that read: %v", err)
+	}
+	ctx := context.Background()
+	if s, err := pglist.Open(ctx, pgtest.DSN(t), pglist.Options{Schema: schema, Existing: true}); !errors.Is(err, pglist.ErrNoList) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("the schema holds a list after the readers ran: %v", err)
+	}
+
+	// A list whose one copy's mirror is recorded in another state directory.
+	s, err := pglist.Open(ctx, pgtest.DSN(t), pglist.Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	full := list.Header + "\n" + string(list.AppendLine(nil, &list.Entry{File: "h/index.html", Level: 0, State: list.Downloaded,
+		Modified: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), URL: "http://h/"}, 0))
+	if err := os.WriteFile(filepath.Join(dir, "full"), []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, dir, "list", "import", "--full", "full", "--config", conf); code != 0 {
+		t.Fatalf("import --full: exit %d:\n%s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, dir, "list", "check", "--config", conf)
+	if code != 2 || !strings.Contains(stderr, "spider: error: the mirror directory "+filepath.Join(dir, "mirror")+" does not exist, yet PostgreSQL schema "+schema+" names 1 copy in it") ||
+		!strings.Contains(stderr, "records it in its state directory on each machine") {
+		t.Errorf("check with no mirror here: exit %d, want 2 saying the mirror is missing:\n%s", code, stderr)
+	}
+}

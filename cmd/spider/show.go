@@ -102,7 +102,7 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := ref.require(); err != nil {
 		return err
 	}
-	l, err := ref.open(ctx, list.Options{})
+	l, err := ref.openExisting(ctx, list.Options{})
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	l, err := ref.open(ctx, list.Options{})
+	l, err := ref.openExisting(ctx, list.Options{})
 	if err != nil {
 		return err
 	}

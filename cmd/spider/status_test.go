@@ -125,6 +125,9 @@ func TestReadersKeepCopiesOfScannedStrings(t *testing.T) {
 	if len(st.Claims) != 1 || st.Claims["alpha"] != 1 {
 		t.Errorf("claims %v, want alpha: 1", st.Claims)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "mirror"), 0o755); err != nil { // a mirror without the copy
+		t.Fatal(err)
+	}
 	code, out, stderr := runCLI(t, dir, "list", "check", "--mirror", filepath.Join(dir, "mirror"))
 	if code == 0 || !strings.Contains(out, "example.com/gone.html") || !strings.Contains(out, dup) {
 		t.Errorf("list check: exit %d, want the missing copy and the duplicate named:\n%s%s", code, out, stderr)

@@ -29,10 +29,25 @@ type listRef struct {
 
 // isDSN reports whether a list setting names a PostgreSQL database rather
 // than a file: a libpq URL (postgres://, postgresql://) or a keyword/value
-// string starting with host= (a Unix socket's directory, or a host).
+// string whose first keyword is one of libpq's ("host=/run/postgresql
+// dbname=mirror", "dbname=mirror", "service=spider").
 func isDSN(s string) bool {
 	s = strings.TrimSpace(s)
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.HasPrefix(s, "host=")
+	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+		return true
+	}
+	key, _, ok := strings.Cut(s, "=")
+	return ok && libpqKeywords[strings.TrimSpace(key)]
+}
+
+// libpqKeywords are the connection parameters of libpq's keyword/value
+// strings (PostgreSQL's documentation, "Parameter Key Words") that a DSN
+// may start with.
+var libpqKeywords = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true, "password": true,
+	"passfile": true, "service": true, "sslmode": true, "sslcert": true, "sslkey": true,
+	"sslrootcert": true, "sslpassword": true, "connect_timeout": true, "application_name": true,
+	"options": true, "target_session_attrs": true, "channel_binding": true, "client_encoding": true,
 }
 
 // newListRef returns the list that the settings list, schema and state
@@ -75,21 +90,11 @@ func (r listRef) String() string {
 	return r.path
 }
 
-// require fails with a hint unless the list exists. A PostgreSQL list is
-// created on first use; opening it reports a database that cannot be
-// reached.
-func (r listRef) require() error {
-	if r.pg() {
-		return nil
-	}
-	return requireList(r.path)
-}
-
 // fileOnly fails for a PostgreSQL list: what a command does (compaction,
 // repair) concerns the file's own format.
 func (r listRef) fileOnly(what string) error {
 	if r.pg() {
-		return hintErr{fmt.Errorf("%s works on a list file only; %s keeps its lines in tables", what, r),
+		return usageErr{fmt.Errorf("%s works on a list file only; %s keeps its lines in tables", what, r),
 			"PostgreSQL keeps the table itself (autovacuum); spider list check verifies a list in it"}
 	}
 	return nil
@@ -108,10 +113,36 @@ type fileStore struct{ *list.List }
 
 func (fileStore) Close() error { return nil }
 
-// open opens the list: the file with o, or the database, creating or
-// migrating the list's schema and the state directory.
+// require fails with a hint unless the list file exists, before a
+// command reads files beside it. A list in PostgreSQL is looked for when
+// it is opened (openExisting).
+func (r listRef) require() error {
+	if r.pg() {
+		return nil
+	}
+	return requireList(r.path)
+}
+
+// open opens the list to add to it: the file with o, or the database,
+// creating or migrating the list's schema and the state directory.
 func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
+	return r.openWith(ctx, o, false)
+}
+
+// openExisting opens a list that must exist, for the commands that read
+// one: a file that does not exist, or a schema that holds no list, is a
+// usage error (a mistyped --list or schema), not an empty list.
+func (r listRef) openExisting(ctx context.Context, o list.Options) (listStore, error) {
+	return r.openWith(ctx, o, true)
+}
+
+func (r listRef) openWith(ctx context.Context, o list.Options, existing bool) (listStore, error) {
 	if !r.pg() {
+		if existing {
+			if err := requireList(r.path); err != nil {
+				return nil, err
+			}
+		}
 		l, err := list.Open(r.path, o)
 		if err != nil {
 			return nil, err
@@ -122,13 +153,19 @@ func (r listRef) open(ctx context.Context, o list.Options) (listStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := pglist.Open(ctx, r.dsn, pglist.Options{Schema: r.schema, State: filepath.Join(state, "list")})
+	s, err := pglist.Open(ctx, r.dsn, pglist.Options{Schema: r.schema, State: filepath.Join(state, "list"), Existing: existing})
 	switch {
+	case errors.Is(err, pglist.ErrNoList):
+		return nil, usageErr{fmt.Errorf("%s holds no list", r),
+			"check schema in the config file (the one your spiders use); a spider's first run creates the list"}
 	case errors.Is(err, pglist.ErrNewerSchema):
 		return nil, hintErr{fmt.Errorf("%s: %w", r, err), "upgrade this spider to the version the other spiders run"}
 	case err != nil:
 		return nil, hintErr{fmt.Errorf("open %s: %w", r, err),
 			"check the list's DSN; the database must accept the connection and let its user create the schema (or own it)"}
+	}
+	if existing {
+		return s, nil // reading: the state directory is made by the spiders
 	}
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		s.Close()

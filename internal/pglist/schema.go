@@ -76,8 +76,11 @@ var migrations = []string{
 // migrate brings the schema up to the latest version in one transaction,
 // under an advisory lock on the schema's name, so that spiders starting at
 // once migrate it once. A schema newer than this program knows is refused:
-// an older spider must not write a list whose rules it does not know.
-func migrate(ctx context.Context, conn *pgx.Conn, schema string) error {
+// an older spider must not write a list whose rules it does not know. A
+// list that does not exist yet is created if create is set, else refused
+// (ErrNoList); the schema itself only if it does not exist, so that a user
+// who owns a schema made for the list needs no CREATE on the database.
+func migrate(ctx context.Context, conn *pgx.Conn, schema string, create bool) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
@@ -87,11 +90,23 @@ func migrate(ctx context.Context, conn *pgx.Conn, schema string) error {
 		return err
 	}
 	ident := pgx.Identifier{schema}.Sanitize()
-	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+ident); err != nil {
+	var hasSchema, hasList bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1), to_regclass($2) IS NOT NULL`,
+		schema, ident+`.schema_version`).Scan(&hasSchema, &hasList); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+ident+`.schema_version (version integer NOT NULL)`); err != nil {
-		return err
+	switch {
+	case !hasList && !create:
+		return fmt.Errorf("%w: schema %s", ErrNoList, schema)
+	case !hasSchema:
+		if _, err := tx.Exec(ctx, `CREATE SCHEMA `+ident); err != nil {
+			return err
+		}
+	}
+	if !hasList {
+		if _, err := tx.Exec(ctx, `CREATE TABLE `+ident+`.schema_version (version integer NOT NULL)`); err != nil {
+			return err
+		}
 	}
 	var v int
 	err = tx.QueryRow(ctx, `SELECT version FROM `+ident+`.schema_version`).Scan(&v)

@@ -21,6 +21,10 @@ const DefaultSchema = "spider_list"
 // one does not know its rules and refuses to touch it.
 var ErrNewerSchema = errors.New("pglist: the list's schema is newer than this spider")
 
+// ErrNoList is returned by Open with Options.Existing when the schema holds
+// no list.
+var ErrNoList = errors.New("pglist: no list in the schema")
+
 // ErrNotLocked reports a pass that records, takes back or claims for a
 // spider this Store does not hold the lock of (Store.LockSpider).
 var ErrNotLocked = errors.New("pglist: the spider is not locked by this store")
@@ -37,6 +41,10 @@ type Options struct {
 	// list on this machine are named from (StatePath), as a list file's
 	// path is for a file.
 	State string
+	// Existing refuses a schema that holds no list (ErrNoList) instead of
+	// creating it: for the commands that read a list, so that a mistyped
+	// schema is an error, not an empty list.
+	Existing bool
 }
 
 // Store is a list in PostgreSQL. It is safe for concurrent use; each pass
@@ -55,7 +63,7 @@ type Store struct {
 
 // Open connects to the database dsn names (a libpq URL or keyword/value
 // string; host=/path/to/dir for a Unix socket) and creates or migrates the
-// list's schema.
+// list's schema (unless Options.Existing).
 func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
@@ -84,8 +92,8 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("pglist: connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := migrate(ctx, conn, o.Schema); err != nil {
-		if errors.Is(err, ErrNewerSchema) {
+	if err := migrate(ctx, conn, o.Schema, !o.Existing); err != nil {
+		if errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrNoList) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("pglist: migrate schema %s: %w", o.Schema, err)

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/spider-mirror/spider/internal/claim"
 	"github.com/spider-mirror/spider/list"
@@ -427,4 +431,91 @@ func TestUnlockReleasesAtOnce(t *testing.T) {
 			t.Fatalf("round %d: statuses right after Unlock: %+v", round, sts)
 		}
 	}
+}
+
+// Opening only an existing list (Options.Existing) refuses a schema that
+// holds none, and leaves no schema behind: a mistyped schema in the
+// config of spider status is an error, not a new empty list.
+func TestOpenExisting(t *testing.T) {
+	dsn := testDSN(t)
+	schema := testSchema(t, dsn)
+	ctx := context.Background()
+	if s, err := Open(ctx, dsn, Options{Schema: schema, Existing: true}); !errors.Is(err, ErrNoList) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("open of a missing list: %v, want ErrNoList", err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil || exists {
+		t.Fatalf("schema %s exists after a refused open: %v %v", schema, exists, err)
+	}
+	openTest(t, dsn, schema) // creates it
+	s, err := Open(ctx, dsn, Options{Schema: schema, Existing: true})
+	if err != nil {
+		t.Fatalf("open of the list just made: %v", err)
+	}
+	s.Close()
+}
+
+// A user who owns a schema made for the list, and may not create schemas
+// in the database, opens it: spider creates its tables there. (The test's
+// server user must be allowed to create roles.)
+func TestOwnedSchema(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	role := "spidertest_owner_" + strings.TrimPrefix(testSchema(t, dsn), "spidertest_")
+	if _, err := conn.Exec(ctx, `CREATE ROLE `+role+` LOGIN PASSWORD 'owner'`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Errorf("drop role: %v", err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, `DROP ROLE `+role); err != nil {
+			t.Errorf("drop role: %v", err)
+		}
+	})
+	schema := testSchema(t, dsn) // dropped before the role (cleanups run last first)
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema+` AUTHORIZATION `+role); err != nil {
+		t.Fatal(err)
+	}
+	var canCreate bool
+	if err := conn.QueryRow(ctx, `SELECT has_database_privilege($1, current_database(), 'CREATE')`, role).Scan(&canCreate); err != nil || canCreate {
+		t.Fatalf("role %s may create schemas (%v): the test needs one that may not", role, err)
+	}
+	s := openTest(t, asUser(t, dsn, role, "owner"), schema)
+	if _, err := s.Add(ctx, []list.Add{{URL: "http://h/", Level: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.Line(ctx, "http://h/"); err != nil || !ok {
+		t.Fatalf("the line added is not there (%v)", err)
+	}
+}
+
+// asUser returns dsn with its user and password replaced.
+func asUser(t *testing.T, dsn, user, password string) string {
+	t.Helper()
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.UserPassword(user, password)
+		return u.String()
+	}
+	return dsn + " user=" + user + " password=" + password // the last of a keyword wins
 }
