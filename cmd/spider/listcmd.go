@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/spider-mirror/spider/internal/account"
 	"github.com/spider-mirror/spider/internal/urlkey"
 	"github.com/spider-mirror/spider/list"
 	"github.com/spider-mirror/spider/mirror"
@@ -138,7 +139,7 @@ func importURLs(ctx context.Context, ref listRef, from string, level int, stdin 
 	if err := im.readAll(ctx, in); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "spider: imported %d of %d URLs into %s (%d already listed, %d invalid)\n", im.added, im.read, ref, im.read-im.bad-im.added, im.bad)
+	fmt.Fprintf(stderr, "spider: imported %d of %s into %s (%d already listed, %d invalid)\n", im.added, account.Counted(im.read, "URL", "URLs"), ref, im.read-im.bad-im.added, im.bad)
 	if im.lowered > 0 {
 		fmt.Fprintf(stderr, "spider: %d listed URLs moved up to level %d\n", im.lowered, level)
 	}
@@ -146,7 +147,8 @@ func importURLs(ctx context.Context, ref listRef, from string, level int, stdin 
 		for _, b := range im.firstBad {
 			fmt.Fprintf(stderr, "spider: skipped %s\n", b)
 		}
-		return hintErr{fmt.Errorf("import: %d invalid URLs skipped; the valid ones were imported", im.bad), "import takes absolute http:// or https:// URLs, one a line"}
+		return hintErr{fmt.Errorf("import: %s skipped; the valid ones were imported", account.Counted(im.bad, "invalid line", "invalid lines")),
+			"import takes absolute http:// or https:// URLs, one a line (a # starts a comment)"}
 	}
 	return nil
 }
@@ -172,11 +174,23 @@ func (im *importer) readAll(ctx context.Context, in io.Reader) error {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for no := 1; sc.Scan(); no++ {
 		line := strings.TrimSpace(sc.Text())
+		if no == 1 && strings.HasPrefix(line, "# spider-list") {
+			return usageErr{fmt.Errorf("import: %s is a whole list (spider list export --full wrote it), not a file of URLs; nothing was imported", im.from),
+				"import it with spider list import --full, into an empty list"}
+		}
 		if line == "" || line[0] == '#' {
 			continue
 		}
 		im.read++
-		if im.batch = append(im.batch, importLine{no: no, raw: line}); len(im.batch) == 8192 {
+		it := importLine{no: no, raw: line}
+		// A URL a line, then perhaps a comment: a URL holds no space.
+		if i := strings.IndexAny(line, " \t"); i > 0 {
+			it.raw = line[:i]
+			if rest := strings.TrimSpace(line[i:]); rest[0] != '#' {
+				it.err = errors.New("more than a URL on the line (one URL a line; a # after it starts a comment)")
+			}
+		}
+		if im.batch = append(im.batch, it); len(im.batch) == 8192 {
 			if err := im.process(ctx); err != nil {
 				return err
 			}
@@ -240,6 +254,9 @@ func canonicalise(batch []importLine) {
 		wg.Go(func() {
 			for i := w; i < len(batch); i += n {
 				it := &batch[i]
+				if it.err != nil {
+					continue
+				}
 				if it.url, it.err = urlkey.Parse(it.raw); it.err == nil {
 					it.width = mirror.ReserveLen(it.url)
 				}

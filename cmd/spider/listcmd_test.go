@@ -9,34 +9,40 @@ import (
 
 func TestListImportExport(t *testing.T) {
 	dir := t.TempDir()
-	in := "# a sitemap dump\nhttp://Example.com/a\nhttp://example.com:80/a#frag\n\nhttps://example.com/b\nnot a url\nhttp://example.com/c\n"
+	in := "# a sitemap dump\nhttp://Example.com/a\nhttp://example.com:80/a#frag\n\nhttps://example.com/b\nnot a url\nhttp://example.com/c\nhttp://example.com/d\t# a comment after the URL\n"
 	os.WriteFile(filepath.Join(dir, "urls.txt"), []byte(in), 0o644)
 	code, _, stderr := runCLI(t, dir, "list", "import", "--level", "2", "urls.txt")
-	if code != 1 || !strings.Contains(stderr, "imported 3 of 5 URLs") || !strings.Contains(stderr, "urls.txt:6:") {
+	if code != 1 || !strings.Contains(stderr, "imported 4 of 6 URLs") || !strings.Contains(stderr, "urls.txt:6:") {
 		t.Errorf("import: exit %d, stderr:\n%s", code, stderr)
 	}
 	code, out, stderr := runCLI(t, dir, "list", "export", "--full")
-	if code != 0 || !strings.HasPrefix(out, "# spider-list v2") || strings.Count(out, " 2 found ") != 3 {
+	if code != 0 || !strings.HasPrefix(out, "# spider-list v2") || strings.Count(out, " 2 found ") != 4 {
 		t.Errorf("export --full: exit %d:\n%s", code, out)
 	}
 	// Imported again at level 0, they move up (a URL's level is the
 	// lowest it was given).
 	code, _, stderr = runCLI(t, dir, "list", "import", "urls.txt")
-	if !strings.Contains(stderr, "imported 0 of 5 URLs") || !strings.Contains(stderr, "3 listed URLs moved up to level 0") {
+	if !strings.Contains(stderr, "imported 0 of 6 URLs") || !strings.Contains(stderr, "4 listed URLs moved up to level 0") {
 		t.Errorf("re-import: exit %d, stderr:\n%s", code, stderr)
 	}
 	code, out, stderr = runCLI(t, dir, "list", "export")
-	if want := "http://example.com/a\nhttps://example.com/b\nhttp://example.com/c\n"; code != 0 || out != want {
+	if want := "http://example.com/a\nhttps://example.com/b\nhttp://example.com/c\nhttp://example.com/d\n"; code != 0 || out != want {
 		t.Errorf("export: exit %d, %q, want %q; stderr %s", code, out, want, stderr)
 	}
 	code, out, _ = runCLI(t, dir, "list", "export", "--full")
-	if code != 0 || strings.Count(out, " 0 found ") != 3 {
+	if code != 0 || strings.Count(out, " 0 found ") != 4 {
 		t.Errorf("export --full: exit %d:\n%s", code, out)
 	}
 	// The full export is itself a valid list.
 	os.WriteFile(filepath.Join(dir, "copy.list"), []byte(out), 0o644)
-	if code, out, stderr := runCLI(t, dir, "list", "export", "--list", "copy.list"); code != 0 || strings.Count(out, "\n") != 3 {
+	if code, out, stderr := runCLI(t, dir, "list", "export", "--list", "copy.list"); code != 0 || strings.Count(out, "\n") != 4 {
 		t.Errorf("export of the full export: exit %d %q %s", code, out, stderr)
+	}
+	// A whole list given to the import of URLs is refused, whole.
+	code, _, stderr = runCLI(t, dir, "list", "import", "--list", "other.list", "copy.list")
+	if _, err := os.Stat(filepath.Join(dir, "other.list")); code != 2 || !strings.Contains(stderr, "copy.list is a whole list") ||
+		!strings.Contains(stderr, "hint: import it with spider list import --full") || err == nil {
+		t.Errorf("import of a whole list without --full: exit %d (list file: %v):\n%s", code, err, stderr)
 	}
 	for _, args := range [][]string{{"list"}, {"list", "import"}, {"list", "frob"}, {"list", "import", "--level", "-1", "x"}} {
 		if code, _, _ := runCLI(t, dir, args...); code != 2 {

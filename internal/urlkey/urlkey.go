@@ -48,24 +48,42 @@ func Parse(raw string) (string, error) {
 	if alreadyCanonical(raw) {
 		return raw, nil
 	}
+	if !hasScheme(strings.TrimSpace(raw)) {
+		// The parser's account of a missing scheme runs to three lines,
+		// and it takes localhost:8080/ for a URL of scheme localhost; it
+		// is the usual mistake (example.org/page), so say it plainly.
+		return "", fmt.Errorf("urlkey: %q has no scheme (http:// or https://)", clip(raw))
+	}
 	u, err := canon.Parse(strings.TrimSpace(raw))
 	switch {
-	case err != nil && !hasScheme(raw):
-		// The parser's account of a missing scheme runs to three lines;
-		// it is the usual mistake (example.org/page), so say it plainly.
-		return "", fmt.Errorf("urlkey: %q has no scheme (http:// or https://)", clip(raw))
 	case err != nil:
 		return "", fmt.Errorf("urlkey: parse %q: %w", clip(raw), err)
 	}
 	return finish(u, raw)
 }
 
-// hasScheme reports whether raw starts with what may be a scheme: a colon
-// before any slash, as http: in http:/x.
+// hasScheme reports whether raw starts with a scheme (RFC 3986: a letter,
+// then letters, digits, +, - or ., then a colon), as http: in http:/x,
+// that is not a host and port written without one (localhost:8080/; an
+// address, 127.0.0.1:8080, starts with no letter).
 func hasScheme(raw string) bool {
-	i := strings.IndexAny(raw, ":/")
-	return i > 0 && raw[i] == ':'
+	i := strings.IndexByte(raw, ':')
+	if i <= 0 || !isLetter(raw[0]) {
+		return false
+	}
+	for _, c := range []byte(raw[1:i]) {
+		if !isLetter(c) && !('0' <= c && c <= '9') && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	if s := strings.ToLower(raw[:i]); s == "http" || s == "https" {
+		return true
+	}
+	port, _, _ := strings.Cut(raw[i+1:], "/")
+	return port == "" || strings.Trim(port, "0123456789") != ""
 }
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // Resolve resolves ref against the canonical absolute URL base, as a browser
 // resolves an href on a page whose address is base, and returns the result's

@@ -2,6 +2,7 @@ package urlkey
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,8 +62,15 @@ func TestParseRejects(t *testing.T) {
 	}
 	// The usual mistake, a URL without its scheme, is said plainly, not
 	// in the parser's three lines.
-	if _, err := Parse("example.org/page"); err == nil || err.Error() != `urlkey: "example.org/page" has no scheme (http:// or https://)` {
-		t.Errorf("example.org/page: err = %v, want that it has no scheme", err)
+	for _, in := range []string{"example.org/page", "127.0.0.1:8080/", "localhost:8080/a", "localhost:8080", " example.org:80/x"} {
+		if _, err := Parse(in); err == nil || err.Error() != fmt.Sprintf("urlkey: %q has no scheme (http:// or https://)", in) {
+			t.Errorf("%s: err = %v, want that it has no scheme", in, err)
+		}
+	}
+	for _, in := range []string{"mailto:a@example.org", "ftp://x/", "javascript:void(0)"} { // a scheme, not ours
+		if _, err := Parse(in); !errors.Is(err, ErrScheme) {
+			t.Errorf("%s: err = %v, want ErrScheme", in, err)
+		}
 	}
 	for _, in := range []string{"http:/", "http:example.org:x:/"} { // a scheme, mangled: the parser says what is wrong
 		if _, err := Parse(in); err != nil && strings.Contains(err.Error(), "has no scheme") {
