@@ -83,6 +83,9 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprint(stderr, listUsage()+fs.FlagUsages())
 		return usageErr{errors.New("spider list needs a command: " + listCommandNames()), "spider list --help says what each does"}
 	}
+	if err := foreignFlag(fs, fs.Arg(0), *full); err != nil {
+		return err
+	}
 	ref, err := listRefOf(fs, *config, *listSpec)
 	if err != nil {
 		return err
@@ -117,6 +120,32 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	default:
 		return usageErr{fmt.Errorf("unknown list command %q", strings.Join(fs.Args(), " ")), "commands: " + listCommandNames() + "; spider list --help says what each does"}
 	}
+}
+
+// listFlags are the flags each list command takes besides --list and
+// --config.
+var listFlags = map[string][]string{"import": {"level", "full"}, "export": {"full"}, "check": {"repair", "mirror"}}
+
+// foreignFlag fails for a flag given to a list command that does not take
+// it (export --repair, import --full --level): silently ignored, it would
+// leave the user believing it did something. An unknown command is left
+// to the caller.
+func foreignFlag(fs *pflag.FlagSet, cmd string, full bool) error {
+	takes, known := listFlags[cmd]
+	if !known && cmd != "compact" && cmd != "duplicates" {
+		return nil
+	}
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		switch {
+		case err != nil, f.Name == "list", f.Name == "config":
+		case cmd == "import" && full && f.Name == "level":
+			err = usageErr{errors.New("--level does not apply to spider list import --full: a whole list keeps its lines' levels"), "leave --level out, or import a file of URLs without --full"}
+		case !slices.Contains(takes, f.Name):
+			err = usageErr{fmt.Errorf("--%s does not apply to spider list %s", f.Name, cmd), "spider list --help says which flags each command takes"}
+		}
+	})
+	return err
 }
 
 func importURLs(ctx context.Context, ref listRef, from string, level int, stdin io.Reader, stderr io.Writer) error {

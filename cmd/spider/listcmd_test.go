@@ -44,7 +44,9 @@ func TestListImportExport(t *testing.T) {
 		!strings.Contains(stderr, "hint: import it with spider list import --full") || err == nil {
 		t.Errorf("import of a whole list without --full: exit %d (list file: %v):\n%s", code, err, stderr)
 	}
-	for _, args := range [][]string{{"list"}, {"list", "import"}, {"list", "frob"}, {"list", "import", "--level", "-1", "x"}} {
+	for _, args := range [][]string{{"list"}, {"list", "import"}, {"list", "frob"}, {"list", "import", "--level", "-1", "x"},
+		{"list", "export", "--repair"}, {"list", "import", "--full", "--level", "2", "copy.list"}, {"list", "compact", "--mirror", "m"},
+		{"list", "check", "--full"}} {
 		if code, _, _ := runCLI(t, dir, args...); code != 2 {
 			t.Errorf("spider %v: exit %d, want 2", args, code)
 		}
