@@ -230,7 +230,7 @@ func scopeHosts(ctx context.Context, l crawl.Store, starts, extra []string) ([]s
 		add(h)
 	}
 	err := l.Scan(ctx, func(e *list.Entry) error {
-		if e.Level == 0 {
+		if crawl.StartLine(*e) {
 			// e.URL shares the scan's read buffer, which later lines
 			// overwrite: the host is kept as a copy of its own.
 			add(strings.Clone(urlkey.Host(e.URL)))

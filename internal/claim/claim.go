@@ -260,10 +260,11 @@ func otherFile(e *list.Entry) bool {
 }
 
 // startPage reports whether the line is a start page, where a site
-// announces: an HTML page at level 0. The images and style sheets of a
-// start page are at level 0 too (a requisite is at its page's level), but
-// announce nothing: a MediaWiki's Main Page has about twenty, which a
-// first mirror's budget refreshed as if each were the Main Page.
+// announces: an HTML page at level 0. A start page's images and style
+// sheets are at level 1, but lists written by earlier versions hold them
+// at level 0, where they announce nothing: a MediaWiki's Main Page has
+// about twenty, which a first mirror's budget refreshed as if each were
+// the Main Page.
 func startPage(e *list.Entry) bool { return e.Level == 0 && !otherFile(e) }
 
 // earlyWait is how long after its copy a line is due early: EarlyOdds of

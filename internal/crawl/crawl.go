@@ -176,21 +176,22 @@ func (s *Summary) add(d Summary) {
 // a run and safe for concurrent use; the run's own state lives in the loop
 // (loop.go).
 type Engine struct {
-	cfg     Config
-	list    Store
-	mirror  *mirror.Mirror
-	fetch   *fetch.Client
-	log     *slog.Logger
-	scope   *hostScope     // hosts whose links are followed (scope.go)
-	follow  *follower      // which links are taken: scope, budget, held links, traps (scope.go)
-	links   *linkFiles     // the files links lead to (links.go)
-	polite  *politeness    // how the site is treated: pacing, robots.txt, back-off (polite.go)
-	lease   *lease         // heartbeats and the epoch of claims (lease.go)
-	obs     *observations  // what is reported: status, warnings, progress (stats.go)
-	storage *storage       // the back-off while the mirror cannot be written (storage.go)
-	index   *changeLog     // news for the mirror's index (changes.go)
-	navs    *navigation    // each host's navigation, for the prior of pages visited once (revisit.go)
-	linkers *inlinks.Index // which parsed pages link which, for deletions (revisit.go)
+	cfg       Config
+	list      Store
+	mirror    *mirror.Mirror
+	fetch     *fetch.Client
+	fetchMeta *fetch.Client // robots.txt and sitemaps: redirects within the scope's hosts
+	log       *slog.Logger
+	scope     *hostScope     // hosts whose links are followed (scope.go)
+	follow    *follower      // which links are taken: scope, budget, held links, traps (scope.go)
+	links     *linkFiles     // the files links lead to (links.go)
+	polite    *politeness    // how the site is treated: pacing, robots.txt, back-off (polite.go)
+	lease     *lease         // heartbeats and the epoch of claims (lease.go)
+	obs       *observations  // what is reported: status, warnings, progress (stats.go)
+	storage   *storage       // the back-off while the mirror cannot be written (storage.go)
+	index     *changeLog     // news for the mirror's index (changes.go)
+	navs      *navigation    // each host's navigation, for the prior of pages visited once (revisit.go)
+	linkers   *inlinks.Index // which parsed pages link which, for deletions (revisit.go)
 }
 
 // New returns an engine. l, m and f are shared with nobody else in the
@@ -213,8 +214,9 @@ func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.follow.held = &heldLinks{}
 	e.follow.traps = newTraps(cfg.Traps, e.log)
-	e.follow.traps.inherit(l)           // traps capped by earlier runs stay capped
-	e.fetch = f.WithFollow(e.scope.has) // redirects never leave the scope
+	e.follow.traps.inherit(l)              // traps capped by earlier runs stay capped
+	e.fetch = f.WithFollow(e.redirectable) // redirects go only where links would
+	e.fetchMeta = f.WithFollow(e.scope.has)
 	return e
 }
 

@@ -278,6 +278,47 @@ func TestRedirectTargetJoinsList(t *testing.T) {
 	forwards("/old", "/new2")
 }
 
+// A redirect goes only where a link would: not to a URL robots.txt
+// forbids, nor to one [scope] excludes, nor into the site's machinery; the
+// redirecting line fails with "not followed", and its target is neither
+// requested nor listed. A redirect within the rules is followed.
+func TestRedirectFollowsTheRules(t *testing.T) {
+	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Scope.Exclude = []string{"/excluded/"} }
+	v.site.set("/robots.txt", 200, "User-agent: *\nDisallow: /private/\n")
+	v.site.set("/", 200, `<a href="/go-private">1</a> <a href="/go-excluded">2</a> <a href="/go-edit">3</a> <a href="/go-ok">4</a>`)
+	v.site.set("/go-private", 302, "/private/p.html")
+	v.site.set("/go-excluded", 302, "/excluded/x.html")
+	v.site.set("/go-edit", 302, "/index.php?title=X&action=edit")
+	v.site.set("/go-ok", 302, "/ok.html")
+	for _, p := range []string{"/private/p.html", "/excluded/x.html", "/index.php", "/ok.html"} {
+		v.site.set(p, 200, "<p>"+p)
+	}
+	v.crawl(t, time.Hour)
+	for _, p := range []string{"/private/p.html", "/excluded/x.html", "/index.php"} {
+		if n := v.site.hits[p]; n > 0 {
+			t.Errorf("%s requested %d times through a redirect", p, n)
+		}
+	}
+	for _, from := range []string{"/go-private", "/go-excluded", "/go-edit"} {
+		if e := v.line(t, v.base+from); e.State != list.Error {
+			t.Errorf("%s: %+v, want an error", from, e)
+		}
+		if r := historyOf(t, v.list, v.base+from); !strings.Contains(r.Error, "not followed") {
+			t.Errorf("%s records %q, want the redirect not followed", from, r.Error)
+		}
+	}
+	if e := v.line(t, v.base+"/ok.html"); e.State != list.Downloaded || v.site.hits["/ok.html"] == 0 {
+		t.Errorf("/ok.html: %+v, want downloaded through the redirect", e)
+	}
+	v.list.Scan(context.Background(), func(e *list.Entry) error {
+		if strings.Contains(e.URL, "/private/") || strings.Contains(e.URL, "/excluded/") || strings.Contains(e.URL, "action=edit") {
+			t.Errorf("a redirect's refused target is listed: %s", e.URL)
+		}
+		return nil
+	})
+}
+
 // A spider that has not published a heartbeat for half its lease (it was
 // stopped, say) may have lost its claims: it must not write what it
 // fetched, which may be older than another spider's newer copy. Nor may it
@@ -335,6 +376,33 @@ func TestSeededHostJoinsScope(t *testing.T) {
 	v.crawl(t, time.Hour) // starts and scope: site A only
 	if e := v.line(t, srvB.URL+"/b-page"); e.State != list.Downloaded {
 		t.Errorf("link on the seeded host not followed: %+v", e)
+	}
+}
+
+// An image of the start page on another host (a CDN) is fetched, at level
+// 1, and its host is no start host: a page of that host that the site
+// links later is not followed (a level-0 line's host was in scope, so a
+// third-party site was crawled from its image).
+func TestStartPageRequisiteHostNotFollowed(t *testing.T) {
+	other := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
+	other.set("/cdn.png", 200, "png")
+	other.set("/linked.html", 200, `<a href="/deeper.html">d</a>`)
+	srvB := httptest.NewServer(other)
+	defer srvB.Close()
+	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Scope.Requisites = true }
+	v.site.set("/", 200, `<img src="`+srvB.URL+`/cdn.png"><a href="/a">a</a>`)
+	v.site.set("/a", 200, `nothing yet`)
+	v.crawl(t, time.Hour)
+	if e := v.line(t, srvB.URL+"/cdn.png"); e.State != list.Downloaded || e.Level != 1 {
+		t.Errorf("the start page's image: %+v, want downloaded at level 1", e)
+	}
+	// The next run refreshes every line; /a now links a page of the CDN.
+	v.site.set("/a", 200, `<a href="`+srvB.URL+`/linked.html">elsewhere</a>`)
+	v.clock = v.clock.Add(2 * time.Hour)
+	v.crawl(t, time.Hour)
+	if other.hits["/linked.html"] > 0 || other.hits["/deeper.html"] > 0 {
+		t.Errorf("the image's host was crawled: %v", other.hits)
 	}
 }
 

@@ -201,7 +201,7 @@ func TestHostileFailuresKeepCopies(t *testing.T) {
 		reason  string // in the URL's fetch history (spider show), the log grouping failures by kind
 	}{
 		{"/loop/a", 2, "/loop/", "redirect loop"},
-		{"/redirect-private", 1, "", "redirect out of scope to http://169.254.169.254/"}, // fetch.TestRefuse covers the dial-time refusal
+		{"/redirect-private", 1, "", "redirect to http://169.254.169.254/"}, // fetch.TestRefuse covers the dial-time refusal
 		{"/chain/0", 11, "/chain/", "stopped after 10 redirects"},
 		{"/gzip-bomb", 1, "", "body over limit"},
 		{"/big", 1, "", "body over limit"},

@@ -56,7 +56,7 @@ func TestLinkDecidedOnce(t *testing.T) {
 	}{
 		{"nofollow is rewritten, not taken", nil, []storedPage{{
 			url: site + "/", body: a("nofollow "+site+"/n", site+"/f", "img "+site+"/i.png"),
-			taken:     []list.Add{{URL: site + "/f", Level: 1}, {URL: site + "/i.png", Level: 0}},
+			taken:     []list.Add{{URL: site + "/f", Level: 1}, {URL: site + "/i.png", Level: 1}},
 			rewritten: []string{site + "/n", site + "/f", site + "/i.png"},
 		}, {
 			url: site + "/other", level: 1, body: a(site + "/n"), // decided by the page before
@@ -68,7 +68,7 @@ func TestLinkDecidedOnce(t *testing.T) {
 		}}},
 		{"requisites across hosts", func(c *Config) { c.Scope.Requisites = true }, []storedPage{{
 			url: site + "/", body: a("img http://cdn.test/i.png", "http://cdn.test/p"),
-			taken:     []list.Add{{URL: "http://cdn.test/i.png", Level: 0}},
+			taken:     []list.Add{{URL: "http://cdn.test/i.png", Level: 1}},
 			rewritten: []string{"http://cdn.test/i.png"}, absolute: []string{"http://cdn.test/p"},
 		}, {
 			url: "http://other.test/", body: a("img http://cdn.test/i.png"), // a page out of scope
@@ -76,7 +76,7 @@ func TestLinkDecidedOnce(t *testing.T) {
 		}}},
 		{"requisites on their host only", nil, []storedPage{{
 			url: site + "/", body: a("img http://cdn.test/i.png", "img "+site+"/i.png"),
-			taken:     []list.Add{{URL: site + "/i.png", Level: 0}},
+			taken:     []list.Add{{URL: site + "/i.png", Level: 1}},
 			rewritten: []string{site + "/i.png"}, absolute: []string{"http://cdn.test/i.png"},
 		}}},
 		{"level limit", func(c *Config) { c.Scope.Limits.MaxLevel = 2 }, []storedPage{{
@@ -111,7 +111,7 @@ func TestLinkDecidedOnce(t *testing.T) {
 			// The copy is of a page out of scope, the line in scope: the
 			// copy links the requisites as they are, the line takes them.
 			url: site + "/r", final: "http://other.test/p", body: a("img http://cdn.test/i.png", "img http://other.test/j.png"),
-			taken:    []list.Add{{URL: "http://cdn.test/i.png", Level: 0}, {URL: "http://other.test/j.png", Level: 0}},
+			taken:    []list.Add{{URL: "http://cdn.test/i.png", Level: 1}, {URL: "http://other.test/j.png", Level: 1}},
 			absolute: []string{"http://cdn.test/i.png", "http://other.test/j.png"},
 		}}},
 		{"links repeated", nil, []storedPage{{

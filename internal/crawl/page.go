@@ -70,10 +70,13 @@ func isRequisite(kind extract.Kind) bool {
 // linkLevel is the level of a link of kind found on a line at level: a
 // page is one more link away from the start, but a requisite (an image,
 // style sheet, script) or a frame shares its page's level, so that any
-// spider that mirrors a page also mirrors what the page needs to display.
+// spider that mirrors a page also mirrors what the page needs to display;
+// a start page's are at level 1, as level 0 is for start URLs alone: the
+// host of a level-0 line is followed (scope.go), and a start page's image
+// on a CDN must not make the CDN a site to mirror.
 func linkLevel(level int, kind extract.Kind) int {
 	if isRequisite(kind) {
-		return level
+		return max(level, 1)
 	}
 	return min(level+1, list.MaxLevel)
 }

@@ -216,7 +216,7 @@ func (r *run) queueClaims(p passResult, epoch int64) {
 	}
 	var js []job
 	for _, en := range c.Claimed {
-		if en.Level == 0 {
+		if StartLine(en) {
 			e.widenScope(en.URL) // a start URL seeded while running
 		}
 		r.inflight[en.URL] = claimedLine{ahead: mine[en.URL], first: en.Modified.IsZero()}

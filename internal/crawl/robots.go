@@ -67,7 +67,7 @@ func (e *Engine) robotsCache() *robots.Cache {
 // redirect loop count as "unavailable" (RFC 9309 §2.3.1.2), like a 4xx.
 func (e *Engine) fetchRobots(ctx context.Context, robotsURL string) robots.Answer {
 	host := hostOf(robotsURL)
-	resp, _, err := e.polite.get(ctx, ctx, e.fetch, robotsURL, nil, true, nil, "")
+	resp, _, err := e.polite.get(ctx, ctx, e.fetchMeta, robotsURL, nil, true, nil, "")
 	if ctx.Err() == nil {
 		e.polite.robots.setErr(host, err)
 	}

@@ -2,9 +2,11 @@ package crawl
 
 import (
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/spider-mirror/spider/internal/extract"
+	"github.com/spider-mirror/spider/internal/linkname"
 	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/list"
 )
@@ -48,6 +50,40 @@ func (s *hostScope) widen(u string) bool {
 	}
 	s.hosts[h] = true
 	return true
+}
+
+// StartLine reports whether the line en is a start URL, whose host is
+// followed: a level-0 line whose copy, if it has one, is a page. A list
+// written before a start page's requisites went to level 1 (linkLevel)
+// holds them at level 0; once fetched, their copies say what they are.
+func StartLine(en list.Entry) bool {
+	return en.Level == 0 && (en.File == "" || linkname.IsPageName(en.File))
+}
+
+// redirectable reports whether a redirect hop to the canonical URL u may
+// be made: as a link to u would be followed from a page in scope (its host
+// in scope, [scope] include, exclude and skip_cgi, the limits, the site's
+// machinery), and robots.txt as this spider last read it for u's origin
+// allows it (an origin whose robots.txt it has not read yet, as https after
+// http, is redirected to: the target is a line of its own, whose own fetch
+// reads robots.txt first). A refused hop ends the fetch
+// (fetch.ErrRedirectRefused).
+func (e *Engine) redirectable(u string) bool {
+	if !e.scope.has(u) {
+		return false
+	}
+	if ok, _ := e.follow.rules.FollowIn(true, true, scope.Link{URL: u}); !ok {
+		return false
+	}
+	if f, _ := e.follow.traps.cfg.Cut(u); f != "" {
+		return false
+	}
+	if e.cfg.IgnoreRobots {
+		return true
+	}
+	scheme, _, _ := strings.Cut(u, "://")
+	rules, ok := e.robotsCache().Cached(scheme + "://" + hostOf(u))
+	return !ok || rules == nil || rules.Allowed(u)
 }
 
 // widenScope follows links on the host of a level-0 line from now on.

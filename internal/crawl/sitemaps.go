@@ -152,7 +152,7 @@ func (e *Engine) readSitemap(ctx context.Context, rd *sitemapRead, origin, u str
 	}
 	e.reserveSitemap(r, u, now)
 	b.files--
-	resp, _, err := e.polite.get(ctx, ctx, e.fetch, u, history.Conditional(r), false, nil, "")
+	resp, _, err := e.polite.get(ctx, ctx, e.fetchMeta, u, history.Conditional(r), false, nil, "")
 	if ctx.Err() != nil {
 		return nil, nil
 	}

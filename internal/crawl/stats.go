@@ -106,6 +106,8 @@ func errorKind(err error) string {
 		return he.Status
 	case errors.Is(err, fetch.ErrTooLarge):
 		return "body too large"
+	case errors.Is(err, fetch.ErrRedirectRefused):
+		return "redirect not followed (out of scope, excluded, or forbidden by robots.txt)"
 	case errors.Is(err, fetch.ErrRedirects):
 		return "too many redirects or a loop"
 	case fetch.Transient(err):

@@ -13,6 +13,11 @@ import (
 // redirects, or a redirect to a URL the crawler cannot fetch.
 var ErrRedirects = errors.New("fetch: bad redirect")
 
+// ErrRedirectRefused is wrapped by the error for a redirect that the
+// client's follow function refused (WithFollow: out of the crawler's
+// scope, excluded, forbidden by robots.txt). It wraps ErrRedirects.
+var ErrRedirectRefused = fmt.Errorf("%w: not followed", ErrRedirects)
+
 // A PaceFunc is called before each redirect hop with the canonical URL
 // about to be requested, once the hop is known to be followed. It returns
 // when the request may go (its host's turn), or an error that ends the
@@ -58,7 +63,7 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	if c.follow != nil && !c.follow(next) {
-		return &limitError{"redirect out of scope to " + redact(next) + " (not followed)", ErrRedirects}
+		return &limitError{"redirect to " + redact(next) + " not followed (out of scope, excluded, or forbidden by robots.txt)", ErrRedirectRefused}
 	}
 	if pace, ok := req.Context().Value(paceKey{}).(PaceFunc); ok {
 		return pace(req.Context(), next)
