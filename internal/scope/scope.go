@@ -9,7 +9,9 @@
 //     extra ones), or it is a page requisite (image, stylesheet, script,
 //     frame) of an in-scope page and Requisites is on: a browsable mirror
 //     needs those wherever they are hosted;
-//   - it matches an Include pattern, if any are given;
+//   - it matches an Include pattern, if any are given (a requisite of an
+//     in-scope page need not: Include picks the pages, and a page it
+//     picks is mirrored with what it needs to display);
 //   - it matches no Exclude pattern, and no CGI pattern (SkipCGI).
 //
 // Patterns are Go regular expressions (regexp, RE2: linear time, no
@@ -162,7 +164,7 @@ func (r *Rules) FollowIn(fromIn, toIn bool, l Link) (ok bool, reason string) {
 	if !toIn && !(l.Requisite && r.requisites && fromIn) {
 		return false, "out of scope"
 	}
-	return r.patterns(l.URL)
+	return r.patterns(l.URL, l.Requisite && fromIn)
 }
 
 // TooDeep reports whether a link at level is past the level limit: the
@@ -201,8 +203,8 @@ func (r *Rules) Check(u string, level int) string {
 	return ""
 }
 
-func (r *Rules) patterns(u string) (bool, string) {
-	if len(r.include) > 0 {
+func (r *Rules) patterns(u string, requisite bool) (bool, string) {
+	if len(r.include) > 0 && !requisite {
 		in := false
 		for _, re := range r.include {
 			if re.MatchString(u) {

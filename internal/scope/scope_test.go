@@ -74,6 +74,8 @@ func TestFollow(t *testing.T) {
 		{"public IP requisite", base, page, Link{URL: "http://93.184.216.34/x.png", Requisite: true}, true, ""},
 		{"include match", patterns, page, Link{URL: "http://a.example/docs/a"}, true, ""},
 		{"include miss", patterns, page, Link{URL: "http://a.example/blog/a"}, false, "not included"},
+		{"include: a page's requisite need not match", patterns, page, Link{URL: "http://a.example/static/m.css", Requisite: true}, true, ""},
+		{"include: a requisite is excluded all the same", patterns, page, Link{URL: "http://a.example/docs/old/m.png", Requisite: true}, false, "excluded"},
 		{"exclude", patterns, page, Link{URL: "http://a.example/docs/old/a"}, false, "excluded"},
 		{"exclude session", patterns, page, Link{URL: "http://a.example/docs/a?x=1&sessionid=9"}, false, "excluded"},
 		{"cgi-bin", cgi, page, Link{URL: "http://a.example/cgi-bin/search?q=1"}, false, "excluded"},
