@@ -28,6 +28,13 @@ func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "typo.toml"), []byte("[profile.fast]\nwindo = \"1h\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "zero.toml"), []byte("[profile.fast]\nwindow = \"0s\"\n"), 0o644)
+	for name, body := range map[string]string{
+		"redirects0.toml": "[fetch]\nmax_redirects = 0\n", "body0.toml": "[fetch]\nmax_body = 0\n",
+		"timeout0.toml": "[fetch]\ntimeout = \"0s\"\n", "rate.toml": "[fetch]\nmin_rate = -1\n",
+		"ua.toml": "[fetch]\nuser_agent = \"bad\\nua\"\n", "hosts.toml": "hosts = [\"http://127.0.0.1:2/\"]\n",
+	} {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -50,6 +57,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--profile", "fast", "--log-format", "xml"}, 2, []string{"invalid --log-format \"xml\", must be one of (text|json)"}},
 		{[]string{"--profile", "fast", "-q", "-vv"}, 2, []string{"spider: error: --quiet and --verbose contradict each other", "spider: hint: give one"}},
 		{[]string{"status", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
+		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--config", "redirects0.toml"}, 2, []string{"[fetch] max_redirects must be 1 to 100, got 0", "hint: leave it out for 10"}},
+		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--config", "body0.toml"}, 2, []string{"[fetch] max_body must be at least 1 byte, got 0"}},
+		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--config", "timeout0.toml"}, 2, []string{"[fetch] timeout must be positive, got 0s"}},
+		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--config", "rate.toml"}, 2, []string{"[fetch] min_rate must not be negative, got -1"}},
+		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--config", "ua.toml"}, 2, []string{"[fetch] user_agent \"bad\\nua\" is blank or holds a control character"}},
+		{[]string{"--profile", "fast", "--start", "http://127.0.0.1:1/", "--config", "hosts.toml"}, 2, []string{"hosts: \"http://127.0.0.1:2/\" is not a host", "hint: write a host or host:port"}},
 		{[]string{"list", "check", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
 		{[]string{"list", "compact", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},
 		{[]string{"list", "export", "--list", "nope.list"}, 2, []string{"list nope.list does not exist", "hint:"}},

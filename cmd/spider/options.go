@@ -347,6 +347,9 @@ func (s *Settings) validate() error {
 	if err := s.checkTraps(); err != nil {
 		return err
 	}
+	if err := s.checkFetch(); err != nil {
+		return err
+	}
 	if _, err := scope.New(s.Scope); err != nil {
 		return usageErr{err, "patterns are Go regular expressions (RE2 syntax) matched anywhere in the URL; anchor them with ^ and $"}
 	}
