@@ -128,7 +128,7 @@ func TestPostgresVerdictAndAccountFromDatabase(t *testing.T) {
 	}
 	// The line waits for its back-off: the second run attempts nothing,
 	// and says why from the history the first one wrote.
-	if code, out := run(b); code != 1 || !strings.Contains(out, srv.URL+"/: ") || !strings.Contains(out, "tried again once due") || !strings.Contains(out, "hint:") {
+	if code, out := run(b); code != 1 || !strings.Contains(out, srv.URL+"/: ") || !strings.Contains(out, "next attempt after") || !strings.Contains(out, "hint:") {
 		t.Errorf("second run, on another machine: exit %d, want 1 naming the failed start URL:\n%s", code, out)
 	}
 	code, out, stderr := runCLI(t, dir, "status", "--config", b, "--json")

@@ -40,18 +40,18 @@ func TestDeadStartFails(t *testing.T) {
 	}))
 	defer forbidden.Close()
 	for _, tc := range []struct {
-		name, start, why string
+		name, start, why, hint string
 	}{
-		{"refused", deadURL(t), "connection refused"},
-		{"404", notFound.URL + "/", "404 Not Found"},
-		{"robots", forbidden.URL + "/", "disallowed by robots.txt"},
+		{"refused", deadURL(t), "connection refused", "spider: hint: check the start URL"},
+		{"404", notFound.URL + "/", "404 Not Found", "spider: hint: check the start URL"},
+		{"robots", forbidden.URL + "/", "disallowed by robots.txt", "spider: hint: the site's robots.txt forbids the start URL"},
 	} {
 		for _, mode := range [][]string{{"--until-idle"}, {"--for", "60s"}} {
 			dir := t.TempDir()
 			start := time.Now()
 			code, out := spiderRun(t, dir, time.Minute, append([]string{"--profile", "fast", "--delay", "0", "--start", tc.start}, mode...)...)
 			if code != 1 || !strings.Contains(out, "spider: error: the start URL could not be fetched: "+tc.start) ||
-				!strings.Contains(out, tc.why) || !strings.Contains(out, "spider: hint: check the start URL") {
+				!strings.Contains(out, tc.why) || !strings.Contains(out, tc.hint) {
 				t.Errorf("%s %v: exit %d after %v, want 1 with the start URL, %q and a hint:\n%s", tc.name, mode, code, time.Since(start), tc.why, clipOut(out))
 			}
 			if lines := readList(t, dir+"/spider.list"); len(lines) != 1 || lines[0].Spider != "" {
@@ -67,8 +67,9 @@ func TestDeadStartFails(t *testing.T) {
 				again[len(again)-1] = "--for=1s"
 			}
 			code, out = spiderRun(t, dir, time.Minute, again...)
-			if code != 1 || !strings.Contains(out, "spider: error: the start URL could not be fetched: "+tc.start) || !strings.Contains(out, tc.why) {
-				t.Errorf("%s %v, run again: exit %d, want 1 naming the failure:\n%s", tc.name, mode, code, clipOut(out))
+			if code != 1 || !strings.Contains(out, "spider: error: the start URL could not be fetched: "+tc.start) || !strings.Contains(out, tc.why) ||
+				!strings.Contains(out, "next attempt after 2") || strings.Contains(out, "0001-01-01") {
+				t.Errorf("%s %v, run again: exit %d, want 1 naming the failure and the next attempt:\n%s", tc.name, mode, code, clipOut(out))
 			}
 		}
 	}

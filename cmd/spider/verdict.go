@@ -17,8 +17,10 @@ func runVerdict(sum crawl.Summary, err error, signalled bool, mirrorDir string) 
 	switch {
 	case errors.Is(err, crawl.ErrMirrorUnwritable):
 		return hintErr{err, "free space on the mirror's file system or make " + mirrorDir + " writable, then run again: the lines not written went back to the list unchanged, and the copies on disk are as they were"}
+	case errors.Is(err, crawl.ErrStartFailed) && strings.Contains(err.Error(), "disallowed by robots.txt"):
+		return hintErr{err, "the site's robots.txt forbids the start URL; --no-robots is for your own site only. The line stays in the list and is checked again when due"}
 	case errors.Is(err, crawl.ErrStartFailed):
-		return hintErr{err, "check the start URL and that the site is up; spider show URL tells what is known of it. The line stays in the list and is tried again after its back-off"}
+		return hintErr{err, "check the start URL and that the site is up (and answers robots.txt, which comes first); spider show URL tells what is known of it. The line stays in the list and is tried again after its back-off"}
 	case err != nil:
 		return listErr(err)
 	case !signalled && sum.Failed > 0 && sum.Fetched+sum.Unchanged+sum.Archived == 0:
@@ -52,7 +54,14 @@ func startsHeldBack(h historyReader, starts []string) error {
 		if why == "" {
 			continue
 		}
-		return fmt.Errorf("%w: %s: %s (last attempt %s, tried again once due)", crawl.ErrStartFailed, u, why, h.LastAttempt.UTC().Format(time.RFC3339))
+		when := "tried again once due"
+		switch {
+		case !h.RetryAt.IsZero():
+			when = "next attempt after " + h.RetryAt.UTC().Format(time.RFC3339)
+		case !h.LastAttempt.IsZero():
+			when = "last attempt " + h.LastAttempt.UTC().Format(time.RFC3339) + ", tried again once due"
+		}
+		return fmt.Errorf("%w: %s: %s (%s)", crawl.ErrStartFailed, u, why, when)
 	}
 	return nil
 }
