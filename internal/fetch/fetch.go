@@ -103,7 +103,6 @@ type Client struct {
 	opt       Options
 	hc        *http.Client
 	follow    func(string) bool // nil follows any redirect (WithFollow)
-	stop      bool              // a refused redirect is the answer (WithFollowStop)
 	rateGrace time.Duration     // tests; 0 = DefaultMinRateGrace
 }
 
