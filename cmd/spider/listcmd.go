@@ -110,6 +110,10 @@ func runList(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 		if *repair {
+			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+				// Every copy would look missing, and be fetched again.
+				return usageErr{fmt.Errorf("the mirror directory %s does not exist; nothing was repaired", dir), mirrorHint(ref)}
+			}
 			if err := repairList(ctx, ref, dir, stdout); err != nil {
 				return err
 			}

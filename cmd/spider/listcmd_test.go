@@ -129,6 +129,14 @@ func TestListCheckRepair(t *testing.T) {
 	if code, _, _ := runCLI(t, dir, "list", "check"); code != 1 {
 		t.Fatalf("check of a damaged list: exit %d, want 1", code)
 	}
+	// Without the mirror, every copy would look missing: nothing is repaired.
+	if code, _, stderr := runCLI(t, dir, "list", "check", "--repair"); code != 2 || !strings.Contains(stderr, "does not exist; nothing was repaired") {
+		t.Fatalf("repair without the mirror: exit %d, want 2:\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "spider.list")); string(b) != damaged {
+		t.Fatal("the list changed although the repair was refused")
+	}
+	os.Mkdir(filepath.Join(dir, "mirror"), 0o755) // the mirror, without the missing copy
 	code, out, stderr := runCLI(t, dir, "list", "check", "--repair")
 	if code != 0 || !strings.Contains(out, "1 malformed lines moved") || !strings.Contains(out, "1 duplicate lines dropped") ||
 		!strings.Contains(out, "1 claims returned") || !strings.Contains(out, "1 lines with a missing copy") || !strings.Contains(out, "ok: one line per URL") {

@@ -319,6 +319,21 @@ func TestRedirectFollowsTheRules(t *testing.T) {
 	})
 }
 
+// A requisite of a page [scope] include picks is fetched through its
+// redirect, though neither matches include: include picks pages.
+func TestRequisiteRedirectOutsideInclude(t *testing.T) {
+	v := newEnv(t)
+	v.cfg = func(c *Config) { c.Scope.Include = []string{"/docs/"}; c.Scope.Requisites = true }
+	v.site.set("/", 200, `<a href="/docs/a">a</a>`)
+	v.site.set("/docs/a", 200, `<img src="/static/a.png">`)
+	v.site.set("/static/a.png", 301, "/static/v2/a.png")
+	v.site.set("/static/v2/a.png", 200, "PNG")
+	v.crawl(t, time.Hour)
+	if e := v.line(t, v.base+"/static/a.png"); e.State != list.Downloaded || v.file(t, e.File) != "PNG" {
+		t.Errorf("the page's image: %+v, want its copy through the redirect", e)
+	}
+}
+
 // A spider that has not published a heartbeat for half its lease (it was
 // stopped, say) may have lost its claims: it must not write what it
 // fetched, which may be older than another spider's newer copy. Nor may it

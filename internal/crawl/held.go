@@ -51,7 +51,7 @@ func (e *Engine) takeLinks(o *outcome, links []extract.Link, judged []judgedLink
 		}
 		switch u, ok, hold := e.follows(en, fromIn, l, j); {
 		case ok:
-			o.adds = append(o.adds, list.Add{URL: u, Level: linkLevel(en.Level, l.Kind)})
+			o.adds = append(o.adds, list.Add{URL: u, Level: linkLevel(en.Level, l.Kind, en.URL, u)})
 		case hold:
 			held = append(held, meta.Link{URL: u, Kind: uint8(l.Kind), Nofollow: l.Nofollow})
 		}
@@ -149,7 +149,7 @@ func (r *run) offerHeld(epoch int64) {
 			l := extract.Link{URL: it.link.URL, Kind: extract.Kind(it.link.Kind), Nofollow: it.link.Nofollow}
 			switch u, ok, hold := e.follows(from, e.scope.has(from.URL), l, nil); {
 			case ok:
-				adds = append(adds, list.Add{URL: u, Level: linkLevel(it.level, l.Kind)})
+				adds = append(adds, list.Add{URL: u, Level: linkLevel(it.level, l.Kind, it.from, u)})
 			case hold:
 				spent[h] = true
 				left = append(left, it)

@@ -67,15 +67,20 @@ func isRequisite(kind extract.Kind) bool {
 	return kind == extract.Requisite || kind == extract.Style || kind == extract.Frame
 }
 
-// linkLevel is the level of a link of kind found on a line at level: a
-// page is one more link away from the start, but a requisite (an image,
-// style sheet, script) or a frame shares its page's level, so that any
-// spider that mirrors a page also mirrors what the page needs to display;
-// a start page's are at level 1, as level 0 is for start URLs alone: the
-// host of a level-0 line is followed (scope.go), and a start page's image
-// on a CDN must not make the CDN a site to mirror.
-func linkLevel(level int, kind extract.Kind) int {
-	if isRequisite(kind) {
+// linkLevel is the level of a link of kind to u found on the page from
+// at level: a page is one more link away from the start, but a requisite
+// (an image, style sheet, script) or a frame shares its page's level, so
+// that any spider that mirrors a page also mirrors what the page needs to
+// display. A start page's are at level 1, as level 0 is for start URLs
+// alone: the host of a level-0 line is followed (scope.go), and a start
+// page's image on a CDN, or a video it embeds, must not make that host a
+// site to mirror. A frame on the start page's own host is at level 0: a
+// frameset's frames are the start pages.
+func linkLevel(level int, kind extract.Kind, from, u string) int {
+	switch {
+	case kind == extract.Frame && level == 0 && hostOf(u) == hostOf(from):
+		return 0
+	case isRequisite(kind):
 		return max(level, 1)
 	}
 	return min(level+1, list.MaxLevel)

@@ -13,20 +13,26 @@ import (
 )
 
 func TestLinkLevel(t *testing.T) {
+	const page, cdn = "http://site.test/", "http://cdn.test/x"
 	for _, tt := range []struct {
 		level int
 		kind  extract.Kind
+		to    string
 		want  int
 	}{
-		{0, extract.Page, 1},
-		{3, extract.Page, 4},
-		{3, extract.Requisite, 3},
-		{3, extract.Style, 3},
-		{3, extract.Frame, 3},
-		{list.MaxLevel, extract.Page, list.MaxLevel},
+		{0, extract.Page, page + "a", 1},
+		{3, extract.Page, page + "a", 4},
+		{3, extract.Requisite, page + "a.png", 3},
+		{3, extract.Style, page + "a.css", 3},
+		{3, extract.Frame, page + "f", 3},
+		{0, extract.Requisite, page + "a.png", 1}, // a start page's requisites: level 0 is for start URLs
+		{0, extract.Requisite, cdn, 1},
+		{0, extract.Frame, page + "menu", 0}, // a frameset's frames are its start pages
+		{0, extract.Frame, cdn, 1},           // an embedded page elsewhere is no start
+		{list.MaxLevel, extract.Page, page + "a", list.MaxLevel},
 	} {
-		if got := linkLevel(tt.level, tt.kind); got != tt.want {
-			t.Errorf("linkLevel(%d, %v) = %d, want %d", tt.level, tt.kind, got, tt.want)
+		if got := linkLevel(tt.level, tt.kind, page, tt.to); got != tt.want {
+			t.Errorf("linkLevel(%d, %v, %s) = %d, want %d", tt.level, tt.kind, tt.to, got, tt.want)
 		}
 	}
 }

@@ -61,18 +61,19 @@ func StartLine(en list.Entry) bool {
 }
 
 // redirectable reports whether a redirect hop to the canonical URL u may
-// be made: as a link to u would be followed from a page in scope (its host
-// in scope, [scope] include, exclude and skip_cgi, the limits, the site's
-// machinery), and robots.txt as this spider last read it for u's origin
-// allows it (an origin whose robots.txt it has not read yet, as https after
-// http, is redirected to: the target is a line of its own, whose own fetch
-// reads robots.txt first). A refused hop ends the fetch
-// (fetch.ErrRedirectRefused).
+// be made: its host in scope, not cut by [scope] exclude and skip_cgi, the
+// limits or the site's machinery, and allowed by robots.txt as this spider
+// last read it for u's origin (an origin whose robots.txt it has not read
+// yet, as https after http, is redirected to: the target is a line of its
+// own, whose own fetch reads robots.txt first). include is not asked: the
+// URL redirecting was taken, and may be a requisite (a style sheet moved
+// to a versioned name), which include does not pick. A refused hop ends
+// the fetch (fetch.ErrRedirectRefused).
 func (e *Engine) redirectable(u string) bool {
 	if !e.scope.has(u) {
 		return false
 	}
-	if ok, _ := e.follow.rules.FollowIn(true, true, scope.Link{URL: u}); !ok {
+	if ok, _ := e.follow.rules.FollowIn(true, true, scope.Link{URL: u, Requisite: true}); !ok {
 		return false
 	}
 	if f, _ := e.follow.traps.cfg.Cut(u); f != "" {
@@ -166,7 +167,7 @@ func (e *Engine) follows(en list.Entry, fromIn bool, l extract.Link, j *judgedLi
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "nofollow")
 		return "", false, false
 	}
-	if e.follow.rules.TooDeep(linkLevel(en.Level, l.Kind)) {
+	if e.follow.rules.TooDeep(linkLevel(en.Level, l.Kind, en.URL, l.URL)) {
 		e.log.Debug("link not followed", "url", l.URL, "from", en.URL, "reason", "too deep")
 		return "", false, false
 	}
