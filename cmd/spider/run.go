@@ -243,7 +243,7 @@ func scopeHosts(ctx context.Context, l crawl.Store, starts, extra []string) ([]s
 func listErr(err error) error {
 	var pe *list.ParseError
 	if errors.As(err, &pe) {
-		return hintErr{err, "the list was edited or damaged: fix or remove that line; nothing was written"}
+		return hintErr{err, "the list was edited or damaged: fix or remove that line, or run spider list check --repair, which sets it aside in LIST.rejected (after a backup); nothing was written"}
 	}
 	return lockWaitErr(err)
 }
