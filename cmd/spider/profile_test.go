@@ -21,8 +21,8 @@ func TestProfiles(t *testing.T) {
 	for env, name := range files {
 		t.Setenv(env, filepath.Join(dir, name))
 	}
-	if code, out := spiderRun(t, dir, 30*time.Second, "status"); code != 1 {
-		t.Fatalf("status without a list: exit %d, want 1:\n%s", code, out)
+	if code, out := spiderRun(t, dir, 30*time.Second, "status"); code != 2 {
+		t.Fatalf("status without a list: exit %d, want 2:\n%s", code, out)
 	}
 	for env, name := range files {
 		b, err := os.ReadFile(filepath.Join(dir, name))
