@@ -214,8 +214,8 @@ func New(cfg Config, l Store, m *mirror.Mirror, f *fetch.Client) *Engine {
 	e.follow = newFollower(cfg, e.scope, e.log)
 	e.follow.held = &heldLinks{}
 	e.follow.traps = newTraps(cfg.Traps, e.log)
-	e.follow.traps.inherit(l)              // traps capped by earlier runs stay capped
-	e.fetch = f.WithFollow(e.redirectable) // redirects go only where links would
+	e.follow.traps.inherit(l)                  // traps capped by earlier runs stay capped
+	e.fetch = f.WithFollowStop(e.redirectable) // redirects go only where links would
 	e.fetchMeta = f.WithFollow(e.scope.has)
 	return e
 }

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -280,8 +281,10 @@ func TestRedirectTargetJoinsList(t *testing.T) {
 
 // A redirect goes only where a link would: not to a URL robots.txt
 // forbids, nor to one [scope] excludes, nor into the site's machinery; the
-// redirecting line fails with "not followed", and its target is neither
-// requested nor listed. A redirect within the rules is followed.
+// redirecting line's copy forwards to the target online, as a link to it
+// would stay absolute, and the target is neither requested nor listed; the
+// same redirect at the next visit keeps the copy. A redirect within the
+// rules is followed.
 func TestRedirectFollowsTheRules(t *testing.T) {
 	v := newEnv(t)
 	v.cfg = func(c *Config) { c.Scope.Exclude = []string{"/excluded/"} }
@@ -300,14 +303,20 @@ func TestRedirectFollowsTheRules(t *testing.T) {
 			t.Errorf("%s requested %d times through a redirect", p, n)
 		}
 	}
-	for _, from := range []string{"/go-private", "/go-excluded", "/go-edit"} {
-		if e := v.line(t, v.base+from); e.State != list.Error {
-			t.Errorf("%s: %+v, want an error", from, e)
-		}
-		if r := historyOf(t, v.list, v.base+from); !strings.Contains(r.Error, "not followed") {
-			t.Errorf("%s records %q, want the redirect not followed", from, r.Error)
+	refused := map[string]string{"/go-private": "/private/p.html", "/go-excluded": "/excluded/x.html", "/go-edit": "/index.php?title=X&action=edit"}
+	forwardsAway := func(run string) {
+		t.Helper()
+		for from, to := range refused {
+			e := v.line(t, v.base+from)
+			if e.State != list.Downloaded || string(rewrite.Forward(v.base+to)) != v.file(t, e.File) {
+				t.Errorf("%s %s: %+v (%q), want a copy that forwards to %s online", run, from, e, v.file(t, e.File), to)
+			}
+			if r := historyOf(t, v.list, v.base+from); r.RedirectTo != v.base+to || r.Forwards || r.Error != "" { // Forwards: to a line of the site's
+				t.Errorf("%s %s records %+v", run, from, r)
+			}
 		}
 	}
+	forwardsAway("first visit")
 	if e := v.line(t, v.base+"/ok.html"); e.State != list.Downloaded || v.site.hits["/ok.html"] == 0 {
 		t.Errorf("/ok.html: %+v, want downloaded through the redirect", e)
 	}
@@ -316,6 +325,80 @@ func TestRedirectFollowsTheRules(t *testing.T) {
 			t.Errorf("a redirect's refused target is listed: %s", e.URL)
 		}
 		return nil
+	})
+	v.clock = v.clock.Add(2 * time.Hour) // every line is due again
+	v.crawl(t, time.Hour)
+	forwardsAway("second visit")
+	if r := historyOf(t, v.list, v.base+"/go-excluded"); r.Unchanged != 1 {
+		t.Errorf("/go-excluded records %+v after the same redirect, want unchanged", r)
+	}
+}
+
+// A redirect the spider does not follow leaves a forward only where no
+// harm is done (staysAway): a start URL that redirects to another host
+// fails the run, as a dead start URL does; a page with a good copy that
+// starts redirecting to a login elsewhere fails and keeps its copy; and a
+// forward to an excluded URL gives way to the page once it is allowed.
+func TestRefusedRedirectHarmsNothing(t *testing.T) {
+	other := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
+	other.set("/", 200, "elsewhere")
+	other.set("/login", 200, "log in")
+	srvB := httptest.NewServer(other)
+	defer srvB.Close()
+
+	t.Run("start URL", func(t *testing.T) {
+		v := newEnv(t)
+		v.site.set("/", 301, srvB.URL+"/")
+		e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+			Starts: []string{v.base + "/"}, Concurrency: 2, Lease: time.Minute, UntilIdle: true, Now: func() time.Time { return v.clock }},
+			v.list, v.m, fetch.New(fetch.Options{UserAgent: "test", Timeout: 5 * time.Second}))
+		if _, err := e.Run(context.Background()); !errors.Is(err, ErrStartFailed) || !strings.Contains(err.Error(), "not followed") {
+			t.Errorf("run: %v, want the start URL failed, its redirect not followed", err)
+		}
+		if e := v.line(t, v.base+"/"); e.File != "" {
+			t.Errorf("the start line has a copy: %+v", e)
+		}
+	})
+
+	t.Run("good copy", func(t *testing.T) {
+		v := newEnv(t)
+		v.site.set("/", 200, `<a href="/p">p</a>`)
+		v.site.set("/p", 200, "<p>the page")
+		v.crawl(t, time.Hour)
+		p := v.line(t, v.base+"/p")
+		good := v.file(t, p.File)
+		v.site.set("/p", 302, srvB.URL+"/login")
+		v.clock = v.clock.Add(2 * time.Hour)
+		v.crawl(t, time.Hour)
+		if e := v.line(t, v.base+"/p"); e.State != list.Error || v.file(t, e.File) != good {
+			t.Errorf("/p: %+v (%q), want an error and its copy kept", e, v.file(t, e.File))
+		}
+	})
+
+	t.Run("target allowed later", func(t *testing.T) {
+		v := newEnv(t)
+		excluded := true
+		v.cfg = func(c *Config) {
+			if excluded {
+				c.Scope.Exclude = []string{"/target"}
+			}
+		}
+		v.site.set("/", 200, `<a href="/go">go</a>`)
+		v.site.set("/go", 302, "/target.html")
+		v.site.set("/target.html", 200, "<p>target")
+		v.crawl(t, time.Hour)
+		if r := historyOf(t, v.list, v.base+"/go"); r.Forwards || r.RedirectTo != v.base+"/target.html" || v.site.hits["/target.html"] != 0 {
+			t.Fatalf("/go records %+v, target requested %d times: want a forward online, the target untouched", r, v.site.hits["/target.html"])
+		}
+		excluded = false
+		for range 2 { // the first visit finds the target, the next fetches it
+			v.clock = v.clock.Add(2 * time.Hour)
+			v.crawl(t, time.Hour)
+		}
+		g, target := v.line(t, v.base+"/go"), v.line(t, v.base+"/target.html")
+		if target.State != list.Downloaded || v.file(t, g.File) != string(rewrite.Forward(rewrite.Rel(g.File, target.File))) {
+			t.Errorf("/go %+v (%q), target %+v: want the target mirrored and /go forwarding to its copy", g, v.file(t, g.File), target)
+		}
 	})
 }
 

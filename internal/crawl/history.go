@@ -58,9 +58,12 @@ func (e *Engine) keepable(en list.Entry, rec meta.Record) bool {
 }
 
 // forwardsTo returns the page the line en's copy forwards to, if the
-// copy may be kept as long as the URL redirects there (keepable), else "".
+// copy may be kept as long as the URL redirects there (keepable), else "":
+// also for a copy that forwards online, where the spider does not go
+// (forwardAway), so that the redirect is judged again at each visit and
+// followed once it may be.
 func (e *Engine) forwardsTo(en list.Entry, rec meta.Record) string {
-	if rec.Forwards && e.keepable(en, rec) {
+	if rec.Forwards && e.keepable(en, rec) && e.redirectable(rec.RedirectTo) {
 		return rec.RedirectTo
 	}
 	return ""

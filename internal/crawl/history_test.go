@@ -147,8 +147,9 @@ func TestSameBodyIsNotRewritten(t *testing.T) {
 
 // A redirect in scope is followed, its target becomes a line of its own,
 // and the redirecting URL records where it went; a redirect off scope is
-// not followed at all; a loop ends with an error after a bounded number of
-// requests.
+// not followed at all: the redirecting URL's copy forwards to the target
+// online, and it is no error; a loop ends with an error after a bounded
+// number of requests.
 func TestRedirects(t *testing.T) {
 	v := newEnv(t)
 	other := &fakeSite{status: map[string]int{}, body: map[string]string{}, hits: map[string]int{}}
@@ -177,11 +178,12 @@ func TestRedirects(t *testing.T) {
 	if r := recs[v.base+"/old"]; r.RedirectTo != v.base+"/new" {
 		t.Errorf("/old records %+v, want redirect_to /new", r)
 	}
-	if got := v.line(t, v.base+"/away"); got.State != list.Error {
-		t.Errorf("off-scope redirect: %+v, want error", got)
+	away := v.line(t, v.base+"/away")
+	if away.State != list.Downloaded || !strings.Contains(v.file(t, away.File), `url=`+osrv.URL+`/"`) {
+		t.Errorf("off-scope redirect: %+v (%q), want a copy that forwards to %s/ online", away, v.file(t, away.File), osrv.URL)
 	}
-	if r := recs[v.base+"/away"]; !strings.Contains(r.Error, "out of scope") {
-		t.Errorf("off-scope redirect records %q", r.Error)
+	if r := recs[v.base+"/away"]; r.RedirectTo != osrv.URL+"/" || r.Forwards || r.Error != "" {
+		t.Errorf("off-scope redirect records %+v", r)
 	}
 	if other.hits["/"] != 0 {
 		t.Errorf("the off-scope target was requested %d times", other.hits["/"])

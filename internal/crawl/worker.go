@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"time"
 
@@ -65,10 +67,15 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	same := e.forwardsTo(en, j.rec)
 	resp, took, err := e.polite.get(ctx, runCtx, e.fetch, en.URL, e.conditional(en, j.rec), false, j.turn.came, same)
 	redirected := sameRedirect(err, same)
+	away, awayStatus := refusedRedirect(err, redirected)
+	if why := e.staysAway(en, j.rec, away); why != "" {
+		err = fmt.Errorf("fetch: GET %s: redirect to %s not followed (%s): %w", en.URL, away, why, fetch.ErrRedirectRefused)
+		away = ""
+	}
 	if runCtx.Err() != nil && (errors.Is(err, errHopStopped) || errors.Is(err, runCtx.Err())) {
 		return o // stopped before the request, or a redirect hop, could go: the line goes back
 	}
-	if err == nil || fetch.Gone(err) || fetch.NotModified(err) || redirected != 0 {
+	if err == nil || fetch.Gone(err) || fetch.NotModified(err) || redirected != 0 || away != "" {
 		e.obs.fetched(hostOf(en.URL), took)
 	}
 	now := e.cfg.Now()
@@ -92,6 +99,8 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 		}
 		e.current(o, en.File, now)
 		e.log.Debug("not modified", "url", en.URL)
+	case away != "":
+		e.forwardAway(o, away, awayStatus, now)
 	case fetch.Gone(err):
 		e.gone(o, err, now)
 	default:
@@ -100,14 +109,87 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	return o
 }
 
+// refusedRedirect returns where the redirect that ended the fetch (err)
+// leads, and its status, if it is one the spider did not follow because
+// it may not go there (e.fetch, fetch.WithFollowStop: out of scope,
+// excluded, site machinery, forbidden by robots.txt), not the redirect
+// to a page the line's copy forwards to already (redirected, sameRedirect).
+func refusedRedirect(err error, redirected int) (string, int) {
+	if redirected != 0 {
+		return "", 0
+	}
+	to, status, ok := fetch.RedirectTarget(err)
+	if !ok {
+		return "", 0
+	}
+	return to, status
+}
+
+// staysAway returns why the line en, whose history is rec, may not take a
+// copy that forwards to away, a redirect the spider did not follow (""
+// if it may, or if away is ""): then the redirect fails the line as any
+// failed fetch does, and its copy, if any, stays. A forward replaces no
+// copy but a forward (a good copy survives a page that redirects to a
+// login for a while), stands for no start URL (a start URL that
+// redirects elsewhere is a mistake to report: startWatch), and leads
+// into no private network.
+func (e *Engine) staysAway(en list.Entry, rec meta.Record, away string) string {
+	switch {
+	case away == "":
+		return ""
+	case e.follow.rules.Check(away, 1) != "":
+		return e.follow.rules.Check(away, 1)
+	case en.Level == 0 && en.File == "":
+		return "a start URL that redirects where the spider does not go"
+	case en.File != "" && !rec.Forwards && !forwardsAway(rec):
+		return "its copy stays"
+	}
+	return ""
+}
+
+// forwardsAway reports whether the copy whose history is rec is the one
+// forwardAway writes: a page forwarding to rec.RedirectTo online.
+func forwardsAway(rec meta.Record) bool {
+	return rec.RedirectTo != "" && rec.Checksum == checksum(rewrite.Forward(rec.RedirectTo))
+}
+
+// forwardAway records a visit of o's line that answered with a redirect
+// to to, which the spider does not follow: the line's copy is a page that
+// forwards to to online, as a link to such a URL stays absolute, so that
+// links to the line lead on from the mirror; no line is made for to. The
+// same redirect again keeps the copy (history.Redirected).
+func (e *Engine) forwardAway(o *outcome, to string, status int, now time.Time) {
+	en, prior, rec := o.job.en, o.job.rec, o.rec
+	if prior.RedirectTo == to && forwardsAway(prior) && e.keepable(en, prior) {
+		*rec = history.Redirected(*rec, status, now)
+		e.current(o, en.File, now)
+		return
+	}
+	file, err := e.cfg.Layout.Path(en.URL, "text/html")
+	if err != nil {
+		e.notStored(o, err, now)
+		return
+	}
+	body := rewrite.Forward(to)
+	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
+	*rec = history.FetchedOK(*rec, &fetch.Response{Status: status, URL: to, MediaType: "text/html", Header: http.Header{}, Body: body}, checksum(body), true, now)
+	rec.Forwards = false // no line of the site's to forward to: the redirect is judged again at each visit (forwardsTo)
+	rec.Reason = fmt.Sprintf("redirects (%d) where the spider does not go: its copy forwards there", status)
+	e.revisit(o, rec, checksum(body) != prior.Checksum, nil, now)
+	e.polite.retry.ok(en.URL)
+	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
+	o.count.Fetched++
+	e.log.Debug("redirect not followed", "url", en.URL, "to", to, "file", file)
+}
+
 // sameRedirect returns the status of the redirect to same that get did not
 // follow (err), or 0.
 func sameRedirect(err error, same string) int {
-	var he *fetch.HTTPError
-	if same == "" || !errors.As(err, &he) || he.StatusCode < 300 || he.StatusCode > 399 {
+	to, status, ok := fetch.RedirectTarget(err)
+	if same == "" || !ok || to != same {
 		return 0
 	}
-	return he.StatusCode
+	return status
 }
 
 // gone applies a 404 or 410 to the outcome o: archived once confirmed

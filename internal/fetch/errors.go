@@ -34,6 +34,9 @@ type HTTPError struct {
 	StatusCode int         // e.g. 404
 	Status     string      // e.g. "404 Not Found", sanitised
 	Header     http.Header // response headers, for Retry-After and the like
+	// Location is where a redirect (a 3xx with a Location header) leads,
+	// resolved and canonical; "" for any other answer.
+	Location string
 }
 
 func (e *HTTPError) Error() string {

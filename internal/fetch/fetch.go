@@ -103,6 +103,7 @@ type Client struct {
 	opt       Options
 	hc        *http.Client
 	follow    func(string) bool // nil follows any redirect (WithFollow)
+	stop      bool              // a refused redirect is the answer (WithFollowStop)
 	rateGrace time.Duration     // tests; 0 = DefaultMinRateGrace
 }
 
@@ -192,12 +193,18 @@ func (c *Client) Get(ctx context.Context, canonicalURL string, hdr http.Header) 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// Read a little so the connection can be reused; the rest is dropped.
 		io.CopyN(io.Discard, resp.Body, 4<<10)
-		return nil, &HTTPError{
+		he := &HTTPError{
 			URL:        redact(final),
 			StatusCode: resp.StatusCode,
 			Status:     statusText(resp),
 			Header:     resp.Header,
 		}
+		if loc, err := resp.Location(); err == nil && isRedirect(resp.StatusCode) {
+			if cu, err := urlkey.Parse(loc.String()); err == nil {
+				he.Location = cu
+			}
+		}
+		return nil, he
 	}
 
 	if resp.ContentLength > c.opt.MaxBody {
@@ -267,4 +274,14 @@ func mediaType(ct string) string {
 		mt, _, _ = strings.Cut(ct, ";")
 	}
 	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// isRedirect reports whether status is a redirect a Location goes with:
+// 301, 302, 303, 307, 308 (not 304, nor 300's choices).
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
 }

@@ -13,3 +13,13 @@ func (c *Client) WithFollow(follow func(canonicalURL string) bool) *Client {
 	n.hc = &http.Client{Transport: c.hc.Transport, Timeout: c.hc.Timeout, CheckRedirect: n.checkRedirect}
 	return n
 }
+
+// WithFollowStop is WithFollow, except that a redirect follow refuses ends
+// the fetch with the redirect itself: an *HTTPError of its 3xx status,
+// whose Location RedirectTarget reads. A crawler that records where a URL
+// leads without going there wants that, not a failure.
+func (c *Client) WithFollowStop(follow func(canonicalURL string) bool) *Client {
+	n := c.WithFollow(follow)
+	n.stop = true
+	return n
+}

@@ -63,6 +63,9 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	if c.follow != nil && !c.follow(next) {
+		if c.stop {
+			return http.ErrUseLastResponse
+		}
 		return &limitError{"redirect to " + redact(next) + " not followed (out of scope, excluded, or forbidden by robots.txt)", ErrRedirectRefused}
 	}
 	if pace, ok := req.Context().Value(paceKey{}).(PaceFunc); ok {
@@ -77,4 +80,16 @@ func key(r *http.Request) string {
 		return cu
 	}
 	return s
+}
+
+// RedirectTarget returns where the redirect that ended a fetch leads (err
+// an *HTTPError of a 3xx status with a Location, as WithFollowStop and a
+// PaceFunc returning http.ErrUseLastResponse leave it), canonical, and the
+// status.
+func RedirectTarget(err error) (to string, status int, ok bool) {
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Location == "" {
+		return "", 0, false
+	}
+	return he.Location, he.StatusCode, true
 }
