@@ -156,6 +156,10 @@ type Summary struct {
 	LastCycle list.CycleStats
 	// robots.txt (robots.go).
 	Disallowed int // lines robots.txt forbids, recorded without a request
+	// Forwarded counts the lines whose redirect the spider does not
+	// follow, their copy a page forwarding there online (forwardAway): no
+	// page was fetched, so they count for no verdict of the run.
+	Forwarded int
 	// Failed counts the lines whose attempt failed (errors, 404s not yet
 	// confirmed); FirstFailure is the first, as "URL: why" (failures.go).
 	Failed       int
@@ -170,6 +174,7 @@ func (s *Summary) add(d Summary) {
 	s.Errors += d.Errors
 	s.Bytes += d.Bytes
 	s.Disallowed += d.Disallowed
+	s.Forwarded += d.Forwarded
 }
 
 // Engine is one running spider. Its fields are shared by the goroutines of

@@ -375,6 +375,38 @@ func TestRefusedRedirectHarmsNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("a forward to a page of the site", func(t *testing.T) {
+		v := newEnv(t)
+		v.site.set("/", 200, `<a href="/go">go</a>`)
+		v.site.set("/go", 302, "/p")
+		v.site.set("/p", 200, "<p>the page")
+		v.crawl(t, time.Hour)
+		g := v.line(t, v.base+"/go")
+		local := v.file(t, g.File)
+		v.site.set("/go", 302, srvB.URL+"/login")
+		v.clock = v.clock.Add(2 * time.Hour)
+		v.crawl(t, time.Hour)
+		if e := v.line(t, v.base+"/go"); e.State != list.Error || v.file(t, e.File) != local {
+			t.Errorf("/go: %+v (%q), want an error and its forward to /p kept", e, v.file(t, e.File))
+		}
+	})
+
+	t.Run("a login's fresh state each time", func(t *testing.T) {
+		v := newEnv(t)
+		v.site.set("/", 200, `<a href="/sso">sso</a>`)
+		v.site.set("/sso", 302, srvB.URL+"/login?state=1")
+		if sum := v.crawl(t, time.Hour); sum.Forwarded != 1 || sum.Fetched != 1 {
+			t.Errorf("first run: %+v, want the start page fetched and /sso forwarded", sum)
+		}
+		first := v.file(t, v.line(t, v.base+"/sso").File)
+		v.site.set("/sso", 302, srvB.URL+"/login?state=2")
+		v.clock = v.clock.Add(2 * time.Hour)
+		v.crawl(t, time.Hour)
+		if got, r := v.file(t, v.line(t, v.base+"/sso").File), historyOf(t, v.list, v.base+"/sso"); got != first || r.Unchanged != 1 {
+			t.Errorf("/sso: %q, %+v; want its forward kept, unchanged", got, r)
+		}
+	})
+
 	t.Run("target allowed later", func(t *testing.T) {
 		v := newEnv(t)
 		excluded := true

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spider-mirror/spider/internal/extract"
@@ -69,7 +70,7 @@ func (e *Engine) process(ctx, runCtx context.Context, j job) *outcome {
 	redirected := sameRedirect(err, same)
 	away, awayStatus := refusedRedirect(err, redirected)
 	if why := e.staysAway(en, j.rec, away); why != "" {
-		err = fmt.Errorf("fetch: GET %s: redirect to %s not followed (%s): %w", en.URL, away, why, fetch.ErrRedirectRefused)
+		err = fmt.Errorf("fetch: GET %s: redirect to %s not followed (%s): %w", en.URL, clipText(away, 200), why, fetch.ErrRedirectRefused)
 		away = ""
 	}
 	if runCtx.Err() != nil && (errors.Is(err, errHopStopped) || errors.Is(err, runCtx.Err())) {
@@ -128,8 +129,9 @@ func refusedRedirect(err error, redirected int) (string, int) {
 // staysAway returns why the line en, whose history is rec, may not take a
 // copy that forwards to away, a redirect the spider did not follow (""
 // if it may, or if away is ""): then the redirect fails the line as any
-// failed fetch does, and its copy, if any, stays. A forward replaces no
-// copy but a forward (a good copy survives a page that redirects to a
+// failed fetch does, and its copy, if any, stays. A forward online
+// replaces no copy but another such forward (a good copy, or one that
+// forwards to a page of the site, survives a page that redirects to a
 // login for a while), stands for no start URL (a start URL that
 // redirects elsewhere is a mistake to report: startWatch), and leads
 // into no private network.
@@ -141,7 +143,7 @@ func (e *Engine) staysAway(en list.Entry, rec meta.Record, away string) string {
 		return e.follow.rules.Check(away, 1)
 	case en.Level == 0 && en.File == "":
 		return "a start URL that redirects where the spider does not go"
-	case en.File != "" && !rec.Forwards && !forwardsAway(rec):
+	case en.File != "" && !forwardsAway(rec):
 		return "its copy stays"
 	}
 	return ""
@@ -160,9 +162,10 @@ func forwardsAway(rec meta.Record) bool {
 // same redirect again keeps the copy (history.Redirected).
 func (e *Engine) forwardAway(o *outcome, to string, status int, now time.Time) {
 	en, prior, rec := o.job.en, o.job.rec, o.rec
-	if prior.RedirectTo == to && forwardsAway(prior) && e.keepable(en, prior) {
+	if samePlace(prior.RedirectTo, to) && forwardsAway(prior) && e.keepable(en, prior) {
 		*rec = history.Redirected(*rec, status, now)
-		e.current(o, en.File, now)
+		e.kept(o, en.File, now)
+		o.count.Forwarded++
 		return
 	}
 	file, err := e.cfg.Layout.Path(en.URL, "text/html")
@@ -178,8 +181,17 @@ func (e *Engine) forwardAway(o *outcome, to string, status int, now time.Time) {
 	e.revisit(o, rec, checksum(body) != prior.Checksum, nil, now)
 	e.polite.retry.ok(en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
-	o.count.Fetched++
+	o.count.Forwarded++
 	e.log.Debug("redirect not followed", "url", en.URL, "to", to, "file", file)
+}
+
+// samePlace reports whether two redirect targets differ at most in their
+// query: a login's redirect carries a fresh state or nonce each time, and
+// a forward that changed only there is the same forward.
+func samePlace(a, b string) bool {
+	a, _, _ = strings.Cut(a, "?")
+	b, _, _ = strings.Cut(b, "?")
+	return a == b
 }
 
 // sameRedirect returns the status of the redirect to same that get did not
@@ -368,12 +380,17 @@ func (e *Engine) keep(o *outcome, resp *fetch.Response, file, sum string, now ti
 // listings (they are as before), and the links held back last time are
 // offered again (held.go).
 func (e *Engine) current(o *outcome, file string, now time.Time) {
+	e.kept(o, file, now)
+	o.count.Unchanged++
+}
+
+// kept is current without the count: the line's copy, file, stays.
+func (e *Engine) kept(o *outcome, file string, now time.Time) {
 	e.revisit(o, o.rec, false, nil, now)
 	listed(o.rec, o.job.en.Level, false)
 	e.retakeHeld(o)
 	e.polite.retry.ok(o.job.en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
-	o.count.Unchanged++
 }
 
 // volatileParts returns what the links' URLs lose as the crawl takes them
