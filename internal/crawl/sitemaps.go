@@ -212,7 +212,9 @@ func (e *Engine) takeSitemap(rd *sitemapRead, origin, u string, body []byte, b *
 		e.log.Info("sitemap index read", "url", u, "sitemaps", len(entries), "taken", len(kids))
 		return kids
 	case kind == sitemap.Index:
-		e.log.Warn("sitemap index listed by an index: not read (an index nests once)", "url", u)
+		// The site's doing, and nothing the user can change: no warning
+		// (under cron, mail) at every read.
+		e.log.Info("sitemap index listed by an index: not read (an index nests once)", "url", u)
 		return nil
 	}
 	b.urls -= len(entries)
