@@ -1,9 +1,11 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -583,5 +585,23 @@ func TestPassDueForAheadAfterOff(t *testing.T) {
 	r.jobs.ahead.set(false)
 	if !r.passDue(now) {
 		t.Error("no pass due for a line fetched ahead whose claim is undecided, fetching ahead off, nothing in flight")
+	}
+}
+
+// A Crawl-delay longer than the spider's delay is said once, with the
+// requests an hour it leaves: a short run that fetched next to nothing
+// tells why (found by a user-level review: 2m, and a silent run).
+func TestCrawlDelayIsSaid(t *testing.T) {
+	v := newEnv(t)
+	var buf bytes.Buffer
+	e := New(Config{Spider: "slow", Profile: claim.Profile{Name: "slow", Window: time.Hour, MaxLevel: -1, Batch: 10},
+		Starts: []string{v.base + "/"}, Concurrency: 1, Lease: time.Minute, Delay: time.Second,
+		Logger: slog.New(slog.NewTextHandler(&buf, nil))}, v.list, v.m, fetch.New(fetch.Options{UserAgent: "test"}))
+	for _, d := range []time.Duration{2 * time.Minute, 2 * time.Minute, time.Second / 2, 10 * time.Second} {
+		e.setCrawlDelay("h.test", d)
+	}
+	if got := strings.Count(buf.String(), "robots.txt sets the host's pace"); got != 2 ||
+		!strings.Contains(buf.String(), "crawl_delay=2m0s delay=1s requests_per_hour=30") {
+		t.Errorf("logged %d times, want 2 (2m, then 10s; not 2m again, nor half a second):\n%s", got, buf.String())
 	}
 }

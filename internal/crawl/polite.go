@@ -124,8 +124,8 @@ func (p *politeness) crawlDelay(host string) time.Duration {
 }
 
 // setCrawlDelay records host's Crawl-delay and publishes it to the other
-// spiders of the list.
-func (p *politeness) setCrawlDelay(host string, d time.Duration) {
+// spiders of the list; it reports whether it is new to this spider.
+func (p *politeness) setCrawlDelay(host string, d time.Duration) (changed bool) {
 	p.mu.Lock()
 	old, ok := p.crawl[host]
 	p.crawl[host] = d
@@ -133,6 +133,7 @@ func (p *politeness) setCrawlDelay(host string, d time.Duration) {
 	if p.gate != nil && (!ok || old != d) {
 		p.gate.SetCrawlDelay(host, d)
 	}
+	return !ok || old != d
 }
 
 // acquire waits until a request to host may start. The caller makes the

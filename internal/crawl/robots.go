@@ -115,7 +115,7 @@ func (e *Engine) robotsDenied(ctx context.Context, o *outcome) bool {
 	if changed {
 		e.log.Info("robots.txt changed", "host", host, "crawl_delay", rules.CrawlDelay)
 	}
-	e.polite.setCrawlDelay(host, rules.CrawlDelay)
+	e.setCrawlDelay(host, rules.CrawlDelay)
 	if rules.Allowed(en.URL) {
 		return false
 	}
@@ -150,3 +150,13 @@ func (e *Engine) robotsDenied(ctx context.Context, o *outcome) bool {
 }
 
 var errRobotsUnreachable = errors.New("robots.txt unreachable")
+
+// setCrawlDelay applies host's Crawl-delay d to the politeness of every
+// spider of the list, and says so once when it sets the host's pace: a
+// long one (up to 2m) makes a short run fetch next to nothing.
+func (e *Engine) setCrawlDelay(host string, d time.Duration) {
+	if e.polite.setCrawlDelay(host, d) && d > e.cfg.Delay {
+		e.log.Info("robots.txt sets the host's pace", "host", host, "crawl_delay", d, "delay", e.cfg.Delay,
+			"requests_per_hour", int(time.Hour/d))
+	}
+}

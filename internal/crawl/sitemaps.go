@@ -117,7 +117,7 @@ func (e *Engine) sitemapsOf(ctx context.Context, origin string) []string {
 		if err != nil || rules.DisallowsAll() {
 			return nil // stopping, or the host is off limits for now
 		}
-		e.polite.setCrawlDelay(hostOf(origin), rules.CrawlDelay) // before its first sitemap, as before its first page
+		e.setCrawlDelay(hostOf(origin), rules.CrawlDelay) // before its first sitemap, as before its first page
 		named = rules.Sitemaps
 	}
 	var out []string
@@ -285,7 +285,7 @@ func (e *Engine) sitemapAllowed(ctx context.Context, u string) bool {
 	if err != nil {
 		return false
 	}
-	e.polite.setCrawlDelay(hostOf(u), rules.CrawlDelay)
+	e.setCrawlDelay(hostOf(u), rules.CrawlDelay)
 	return rules.Allowed(u)
 }
 
