@@ -1,8 +1,11 @@
 package crawl
 
 import (
+	"context"
 	"errors"
+	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,4 +167,22 @@ func (o *observations) snapshot(since time.Time) ([]Archival, []HostTime, []Erro
 	}
 	slices.SortFunc(errs, func(a, b ErrorCount) int { return b.Count - a.Count })
 	return arch, hosts[:min(5, len(hosts))], errs[:min(5, len(errs))]
+}
+
+// limitHint names the setting that cut a fetch short (err), "" for any
+// other failure: the fetch's errors say what happened in the words of
+// net/http ("context deadline exceeded"), not which key changes it.
+func limitHint(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, fetch.ErrTooLarge):
+		return "the body was over [fetch] max_body: raise it to mirror pages this large"
+	case errors.Is(err, fetch.ErrTooSlow):
+		return "the body came slower than [fetch] min_rate bytes a second: lower it (0 turns it off) for a slow server"
+	case errors.Is(err, fetch.ErrRedirects) && !errors.Is(err, fetch.ErrRedirectRefused) && strings.Contains(err.Error(), "stopped after"):
+		return "more redirects than [fetch] max_redirects"
+	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return "a timeout: [fetch] connect_timeout, header_timeout and timeout (the whole request) bound a fetch"
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spider-mirror/spider/internal/fetch"
 	"github.com/spider-mirror/spider/list"
 )
 
@@ -197,5 +199,25 @@ func TestTurnedOverWarned(t *testing.T) {
 	want := []Turnover{{URL: "http://g/", Polls: 1, Last: at}, {URL: "http://h/", Polls: 3, Last: at.Add(time.Minute)}}
 	if got := n.turnovers(); !slices.Equal(got, want) {
 		t.Errorf("turnovers %+v, want %+v", got, want)
+	}
+}
+
+// A fetch cut short by a setting names the setting.
+func TestLimitHint(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string // a word of the hint; "" for none
+	}{
+		{fmt.Errorf("fetch: GET u: %w", fetch.ErrTooLarge), "max_body"},
+		{fmt.Errorf("fetch: GET u: %w", fetch.ErrTooSlow), "min_rate"},
+		{fmt.Errorf("fetch: GET u: stopped after 10 redirects: %w", fetch.ErrRedirects), "max_redirects"},
+		{fmt.Errorf("fetch: GET u: redirect to v not followed: %w", fetch.ErrRedirectRefused), ""},
+		{fmt.Errorf("fetch: GET u: read body: %w", context.DeadlineExceeded), "timeout"},
+		{&fetch.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"}, ""},
+	} {
+		got := limitHint(tc.err)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("limitHint(%v) = %q, want it to name %q", tc.err, got, tc.want)
+		}
 	}
 }
