@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spider-mirror/spider/internal/crawl"
+	"github.com/spider-mirror/spider/internal/scope"
 	"github.com/spider-mirror/spider/internal/trap"
 	"github.com/spider-mirror/spider/list"
 )
@@ -153,19 +154,63 @@ func showFiltered(ctx context.Context, l crawl.Store, config string, sh *Shown) 
 	if sh.Listed {
 		return "", nil
 	}
-	var follow []trap.Family
+	cfg := &Config{}
 	if config != "" {
-		cfg, err := LoadConfig(config)
-		if err != nil {
+		var err error
+		if cfg, err = LoadConfig(config); err != nil {
 			return "", err
 		}
-		for _, f := range cfg.Scope.Follow {
-			follow = append(follow, trap.Family(f))
-		}
+	}
+	var follow []trap.Family
+	for _, f := range cfg.Scope.Follow {
+		follow = append(follow, trap.Family(f))
 	}
 	sts, err := l.Statuses(ctx)
 	if err != nil {
 		return "", listErr(err)
 	}
-	return filteredWhy(sh.URL, follow, sts), nil
+	if why := filteredWhy(sh.URL, follow, sts); why != "" {
+		return why, nil
+	}
+	return scopeWhy(ctx, l, cfg, sh.URL)
+}
+
+// scopeWhy says why the scope rules and limits of the config leave links
+// to u out, as spider show prints it, with the key that changes it, or
+// "" if a link to u would be followed: the spiders do not count such
+// links (there are as many as links off the site), so show works it out.
+// The hosts in scope are the start URLs', as at a spider's start
+// (scopeHosts); the level limit is left out, as the link's level is not
+// known.
+func scopeWhy(ctx context.Context, l crawl.Store, cfg *Config, u string) (string, error) {
+	s, err := configSettings("slow", cfg) // [scope] and [limits] are not per profile
+	if err != nil {
+		return "", err
+	}
+	hosts, err := scopeHosts(ctx, l, s.Starts, s.Hosts)
+	if err != nil {
+		return "", listErr(err)
+	}
+	sc := s.Scope
+	sc.Hosts = hosts
+	sc.AllowLoopback, sc.AllowPrivate = scope.Allowed(hosts)
+	r, err := scope.New(sc)
+	if err != nil {
+		return "", usageErr{err, "patterns are Go regular expressions (RE2 syntax)"}
+	}
+	ok, why := r.Follow(u, scope.Link{URL: u, Level: 1})
+	if ok {
+		return "", nil
+	}
+	key := map[string]string{
+		"out of scope":      "its host is no start URL's (spider seed adds one) nor in hosts",
+		"not included":      "it matches no [scope] include pattern",
+		"excluded":          "it matches a [scope] exclude pattern, or skip_cgi's",
+		"url too long":      "[limits] max_url_length",
+		"repeated segments": "[limits] max_repeat",
+		"too many segments": "[limits] max_segments",
+		"private address":   "a private or link-local address, followed only when a start URL is on one (link-local never)",
+		"scheme":            "http and https only",
+	}[why]
+	return fmt.Sprintf("%s: %s", why, key), nil
 }

@@ -75,6 +75,19 @@ func TestFilteredShowStatus(t *testing.T) {
 	if _, out, _ := runCLI(t, dir, "show", "--config", conf, base+"/feed/"); strings.Contains(out, "filtered") {
 		t.Errorf("show under follow = [\"feeds\"] still says filtered:\n%s", out)
 	}
+	// Cuts by the scope and the limits, which no spider counts, are
+	// worked out by show from the config and the list's start URLs.
+	os.WriteFile(conf, []byte("[scope]\nexclude = [\"/old/\"]\n"), 0o644)
+	for _, s := range []struct{ url, want string }{
+		{base + "/old/page", "filtered  excluded: it matches a [scope] exclude pattern"},
+		{"http://elsewhere.example/", "filtered  out of scope: its host is no start URL's"},
+		{base + "/a/a/a/page", "filtered  repeated segments: [limits] max_repeat"},
+		{base + "/new/page", "no line for this URL (not found by any spider yet"},
+	} {
+		if code, out, stderr := runCLI(t, dir, "show", "--config", conf, s.url); code != 0 || !strings.Contains(out, s.want) {
+			t.Errorf("show %s: exit %d, want %q in:\n%s%s", s.url, code, s.want, out, stderr)
+		}
+	}
 }
 
 // A family the config names wrongly, or a negative budget, is a usage
