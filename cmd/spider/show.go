@@ -99,9 +99,6 @@ func runShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := ref.require(); err != nil {
-		return err
-	}
 	l, err := ref.openExisting(ctx, list.Options{})
 	if err != nil {
 		return err

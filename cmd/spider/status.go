@@ -80,9 +80,6 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := ref.require(); err != nil {
-		return err
-	}
 	mdir, err := mirrorDirOf(fs, *config, *mirrorDir, ref.sidePath())
 	if err != nil {
 		return err

@@ -44,11 +44,12 @@ func refusedRedirect(err error, redirected int) (string, int) {
 // redirects elsewhere is a mistake to report: startWatch), and leads
 // into no private network.
 func (e *Engine) staysAway(en list.Entry, rec meta.Record, away string) string {
-	switch {
-	case away == "":
+	if away == "" {
 		return ""
-	case e.follow.rules.Check(away, 1) != "":
-		return e.follow.rules.Check(away, 1)
+	}
+	switch why := e.follow.rules.Check(away, 1); {
+	case why != "":
+		return why
 	case en.Level == 0 && en.File == "":
 		return "a start URL that redirects where the spider does not go"
 	case en.File != "" && !forwardsAway(rec):
@@ -82,11 +83,12 @@ func (e *Engine) forwardAway(o *outcome, to string, status int, now time.Time) {
 		return
 	}
 	body := rewrite.Forward(to)
+	sum := checksum(body)
 	o.copy = &pageCopy{file: file, body: body, ev: e.change(en, file, body, now), leads: e.leads(en.URL, file, body)}
-	*rec = history.FetchedOK(*rec, &fetch.Response{Status: status, URL: to, MediaType: "text/html", Header: http.Header{}, Body: body}, checksum(body), true, now)
+	*rec = history.FetchedOK(*rec, &fetch.Response{Status: status, URL: to, MediaType: "text/html", Header: http.Header{}, Body: body}, sum, true, now)
 	rec.Forwards = false // no line of the site's to forward to: the redirect is judged again at each visit (forwardsTo)
 	rec.Reason = fmt.Sprintf("redirects (%d) where the spider does not go: its copy forwards there", status)
-	e.revisit(o, rec, checksum(body) != prior.Checksum, nil, now)
+	e.revisit(o, rec, sum != prior.Checksum, nil, now)
 	e.polite.retry.ok(en.URL)
 	o.res.State, o.res.File, o.res.Modified = list.Downloaded, file, now
 	o.count.Forwarded++
