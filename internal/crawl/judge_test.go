@@ -26,6 +26,7 @@ type storedPage struct {
 	// links (as written in body) rewritten into the mirror, and links
 	// left absolute
 	rewritten, absolute []string
+	have                []string // pages whose copies the mirror holds before
 }
 
 // A link is decided once, as its page is rewritten into the mirror
@@ -54,13 +55,19 @@ func TestLinkDecidedOnce(t *testing.T) {
 		cfg   func(*Config)
 		pages []storedPage
 	}{
-		{"nofollow is rewritten, not taken", nil, []storedPage{{
+		{"nofollow is not taken, and linked online", nil, []storedPage{{
 			url: site + "/", body: a("nofollow "+site+"/n", site+"/f", "img "+site+"/i.png"),
 			taken:     []list.Add{{URL: site + "/f", Level: 1}, {URL: site + "/i.png", Level: 1}},
-			rewritten: []string{site + "/n", site + "/f", site + "/i.png"},
+			rewritten: []string{site + "/f", site + "/i.png"}, absolute: []string{site + "/n"},
 		}, {
 			url: site + "/other", level: 1, body: a(site + "/n"), // decided by the page before
 			taken: []list.Add{{URL: site + "/n", Level: 2}},
+		}}},
+		{"nofollow linked to the mirror's copy", nil, []storedPage{{
+			url: site + "/", body: a("nofollow "+site+"/has", "nofollow "+site+"/n", site+"/n"),
+			have:      []string{site + "/has"},
+			taken:     []list.Add{{URL: site + "/n", Level: 1}}, // followed once: taken
+			rewritten: []string{site + "/has", site + "/n"},
 		}}},
 		{"nofollow ignored with robots.txt", func(c *Config) { c.IgnoreRobots = true }, []storedPage{{
 			url: site + "/", body: a("nofollow " + site + "/n"),
@@ -127,6 +134,12 @@ func TestLinkDecidedOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := slowEngine(t, site+"/", tt.cfg)
 			for _, p := range tt.pages {
+				for _, u := range p.have {
+					file, _ := e.linkFile(u, extract.Page, true)
+					if err := e.mirror.Write(file, []byte("copy")); err != nil {
+						t.Fatal(err)
+					}
+				}
 				o, out := storeBody(t, e, p.url, p.final, p.level, p.body)
 				if !slices.Equal(o.adds, p.taken) {
 					t.Errorf("%s: taken %v, want %v", p.url, o.adds, p.taken)

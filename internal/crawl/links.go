@@ -13,8 +13,9 @@ import (
 // link the spider mirrors (mirrors) points, relatively, at the file its URL
 // maps to in the mirror, whether or not that file exists yet (it appears when the page is
 // fetched; should its type not be the one guessed, a file at the guessed
-// name leads to it, page.go leads); any other link becomes absolute, so it
-// still reaches the site from a page opened from disk.
+// name leads to it, page.go leads), except a link the page does not follow
+// whose file is not there (notFollowed); any other link becomes absolute,
+// so it still reaches the site from a page opened from disk.
 func (e *Engine) target(from, file string) rewrite.Target {
 	fromIn := e.scope.has(from)
 	return func(abs string, kind extract.Kind) (string, bool) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spider-mirror/spider/internal/extract"
 	"github.com/spider-mirror/spider/internal/fetch"
+	"github.com/spider-mirror/spider/internal/htmlurl"
 	"github.com/spider-mirror/spider/internal/linkname"
 	"github.com/spider-mirror/spider/internal/rewrite"
 	"github.com/spider-mirror/spider/internal/scope"
@@ -23,11 +24,20 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 	switch {
 	case isHTML(resp.MediaType):
 		ct := resp.Header.Get("Content-Type")
-		body, links, err = rewrite.Page(resp.Body, resp.URL, ct, e.target(resp.URL, file))
+		target := e.target(resp.URL, file)
+		body, links, err = rewrite.Page(resp.Body, resp.URL, ct, target)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return body, links, nil, nil
+		if away := e.notFollowed(resp.URL, links); len(away) > 0 {
+			body, links, err = rewrite.Page(resp.Body, resp.URL, ct, func(abs string, kind htmlurl.Kind) (string, bool) {
+				if away[abs] {
+					return abs, true
+				}
+				return target(abs, kind)
+			})
+		}
+		return body, links, nil, err
 	case resp.MediaType == "text/css":
 		body, err := rewrite.CSS(resp.Body, resp.URL, e.target(resp.URL, file))
 		if err != nil {
@@ -37,6 +47,38 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 		return rewrite.CSSCharset(body, resp.Header.Get("Content-Type")), links, linksErr, nil
 	}
 	return resp.Body, nil, nil, nil
+}
+
+// notFollowed returns the links of the page from (its links as extracted)
+// that the copy links online, not to a file of the mirror that would never
+// be written: the links the page asks robots not to follow (rel="nofollow",
+// its <meta name="robots">; follows) that the spider would mirror, whose
+// files the mirror does not hold: wget leaves them online too. A file that appears later (another page links the URL, followed) is
+// linked when the page is written again. nil if there are none, which is
+// most pages: the page is rewritten once.
+func (e *Engine) notFollowed(from string, links []extract.Link) map[string]bool {
+	if e.cfg.IgnoreRobots {
+		return nil
+	}
+	var away map[string]bool
+	fromIn := e.scope.has(from)
+	for _, l := range links {
+		if !l.Nofollow || isRequisite(l.Kind) {
+			continue
+		}
+		file, ok := e.linkFile(l.URL, l.Kind, fromIn)
+		if !ok {
+			continue // linked online already
+		}
+		if _, err := e.mirror.Stat(file); err == nil {
+			continue
+		}
+		if away == nil {
+			away = map[string]bool{}
+		}
+		away[l.URL] = true
+	}
+	return away
 }
 
 // mirrors returns why the spider does not mirror the link u of kind found
