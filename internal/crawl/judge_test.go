@@ -27,6 +27,7 @@ type storedPage struct {
 	// left absolute
 	rewritten, absolute []string
 	have                []string // pages whose copies the mirror holds before
+	dirs                []string // pages whose file names are directories of the mirror before
 }
 
 // A link is decided once, as its page is rewritten into the mirror
@@ -68,6 +69,16 @@ func TestLinkDecidedOnce(t *testing.T) {
 			have:      []string{site + "/has"},
 			taken:     []list.Add{{URL: site + "/n", Level: 1}}, // followed once: taken
 			rewritten: []string{site + "/has", site + "/n"},
+		}}},
+		{"nofollow to a page the page follows", nil, []storedPage{{
+			url: site + "/", body: a(site+"/n", "nofollow "+site+"/n?"+sid),
+			taken:     []list.Add{{URL: site + "/n", Level: 1}},
+			rewritten: []string{site + "/n", site + "/n?" + sid},
+		}}},
+		{"nofollow to a directory of the mirror", nil, []storedPage{{
+			url: site + "/", body: a("nofollow " + site + "/d"),
+			dirs:     []string{site + "/d"},
+			absolute: []string{site + "/d"},
 		}}},
 		{"nofollow ignored with robots.txt", func(c *Config) { c.IgnoreRobots = true }, []storedPage{{
 			url: site + "/", body: a("nofollow " + site + "/n"),
@@ -137,6 +148,12 @@ func TestLinkDecidedOnce(t *testing.T) {
 				for _, u := range p.have {
 					file, _ := e.linkFile(u, extract.Page, true)
 					if err := e.mirror.Write(file, []byte("copy")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, u := range p.dirs {
+					file, _ := e.linkFile(u, extract.Page, true)
+					if err := e.mirror.Write(file+"/x.html", []byte("copy")); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -53,15 +53,18 @@ func (e *Engine) transform(file string, resp *fetch.Response) (body []byte, link
 // that the copy links online, not to a file of the mirror that would never
 // be written: the links the page asks robots not to follow (rel="nofollow",
 // its <meta name="robots">; follows) that the spider would mirror, whose
-// files the mirror does not hold: wget leaves them online too. A file that appears later (another page links the URL, followed) is
-// linked when the page is written again. nil if there are none, which is
-// most pages: the page is rewritten once.
+// files neither the mirror holds nor a link the page follows leads to
+// (the same page without its session id): wget leaves them online too.
+// Such a link stays online until the page changes and is written again,
+// even if another page leads to its URL since. nil if there are none,
+// which is most pages: the page is rewritten once.
 func (e *Engine) notFollowed(from string, links []extract.Link) map[string]bool {
 	if e.cfg.IgnoreRobots {
 		return nil
 	}
-	var away map[string]bool
 	fromIn := e.scope.has(from)
+	var away map[string]bool
+	var followed map[string]bool // files of the links the page follows
 	for _, l := range links {
 		if !l.Nofollow || isRequisite(l.Kind) {
 			continue
@@ -70,7 +73,13 @@ func (e *Engine) notFollowed(from string, links []extract.Link) map[string]bool 
 		if !ok {
 			continue // linked online already
 		}
-		if _, err := e.mirror.Stat(file); err == nil {
+		if followed == nil {
+			followed = e.followedFiles(links, fromIn)
+		}
+		if followed[file] {
+			continue
+		}
+		if fi, err := e.mirror.Stat(file); err == nil && fi.Mode().IsRegular() {
 			continue
 		}
 		if away == nil {
@@ -79,6 +88,21 @@ func (e *Engine) notFollowed(from string, links []extract.Link) map[string]bool 
 		away[l.URL] = true
 	}
 	return away
+}
+
+// followedFiles returns the files of the mirror that the links of a page
+// (in scope if fromIn) that it does not ask robots not to follow lead to.
+func (e *Engine) followedFiles(links []extract.Link, fromIn bool) map[string]bool {
+	files := map[string]bool{}
+	for _, l := range links {
+		if l.Nofollow && !isRequisite(l.Kind) {
+			continue
+		}
+		if file, ok := e.linkFile(l.URL, l.Kind, fromIn); ok {
+			files[file] = true
+		}
+	}
+	return files
 }
 
 // mirrors returns why the spider does not mirror the link u of kind found
