@@ -28,6 +28,32 @@ type limitError struct {
 func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Unwrap() error { return e.kind }
 
+// answerError is a failure after the server answered with status: its
+// body was over a limit or could not be read in full.
+type answerError struct {
+	status int
+	err    error
+}
+
+func (e *answerError) Error() string { return e.err.Error() }
+func (e *answerError) Unwrap() error { return e.err }
+
+// Status returns the HTTP status the server answered with before err: an
+// HTTPError's, or that of an answer whose body was over a limit or could
+// not be read; 0 if no server answered (a connection failure, a redirect
+// not followed).
+func Status(err error) int {
+	var he *HTTPError
+	if errors.As(err, &he) {
+		return he.StatusCode
+	}
+	var ae *answerError
+	if errors.As(err, &ae) {
+		return ae.status
+	}
+	return 0
+}
+
 // HTTPError is a response whose status is not 2xx, after redirects.
 type HTTPError struct {
 	URL        string      // final URL, without user:password

@@ -208,16 +208,16 @@ func (c *Client) Get(ctx context.Context, canonicalURL string, hdr http.Header) 
 	}
 
 	if resp.ContentLength > c.opt.MaxBody {
-		return nil, fmt.Errorf("fetch: GET %s: %w", redact(final),
-			&limitError{fmt.Sprintf("content-length %d over limit %d", resp.ContentLength, c.opt.MaxBody), ErrTooLarge})
+		return nil, fmt.Errorf("fetch: GET %s: %w", redact(final), &answerError{resp.StatusCode,
+			&limitError{fmt.Sprintf("content-length %d over limit %d", resp.ContentLength, c.opt.MaxBody), ErrTooLarge}})
 	}
 	body, err := readBody(io.LimitReader(c.slowGuard(resp.Body), c.opt.MaxBody+1), resp.ContentLength)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: GET %s: read body: %w", redact(final), err)
+		return nil, fmt.Errorf("fetch: GET %s: read body: %w", redact(final), &answerError{resp.StatusCode, err})
 	}
 	if int64(len(body)) > c.opt.MaxBody {
-		return nil, fmt.Errorf("fetch: GET %s: %w", redact(final),
-			&limitError{fmt.Sprintf("body over limit %d", c.opt.MaxBody), ErrTooLarge})
+		return nil, fmt.Errorf("fetch: GET %s: %w", redact(final), &answerError{resp.StatusCode,
+			&limitError{fmt.Sprintf("body over limit %d", c.opt.MaxBody), ErrTooLarge}})
 	}
 
 	return &Response{

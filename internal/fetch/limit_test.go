@@ -119,6 +119,9 @@ func TestBodySize(t *testing.T) {
 			if !errors.Is(err, ErrTooLarge) {
 				t.Errorf("%s: err = %v, want ErrTooLarge", tt.query, err)
 			}
+			if got := Status(err); got != http.StatusOK {
+				t.Errorf("%s: Status = %d, want the answer's 200", tt.query, got)
+			}
 			if resp != nil {
 				t.Errorf("%s: got a truncated response", tt.query)
 			}

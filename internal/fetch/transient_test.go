@@ -45,6 +45,8 @@ func TestClassify(t *testing.T) {
 		{"redirects", wrap(fmt.Errorf("%w: loop", ErrRedirects)), false, false},
 		{"other", errors.New("fetch: something odd"), false, false},
 		{"plain not-exist is gone", wrap(fs.ErrNotExist), false, true},
+		{"too large after a 200", wrap(&answerError{200, &limitError{"body over limit 1", ErrTooLarge}}), false, false},
+		{"reset in a 200's body", wrap(&answerError{200, opErr(syscall.ECONNRESET)}), true, false},
 	}
 	for _, tt := range tests {
 		if got := Transient(tt.err); got != tt.transient {
@@ -52,6 +54,29 @@ func TestClassify(t *testing.T) {
 		}
 		if got := Gone(tt.err); got != tt.gone {
 			t.Errorf("%s: Gone = %v, want %v", tt.name, got, tt.gone)
+		}
+	}
+}
+
+// Status is the status the server answered with, also when the body then
+// failed; 0 when no server answered.
+func TestStatusOfError(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("fetch: GET http://x/: %w", err) }
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, 0},
+		{"404", wrap(&HTTPError{StatusCode: 404}), 404},
+		{"body over the limit", wrap(&answerError{200, &limitError{"body over limit 1", ErrTooLarge}}), 200},
+		{"body cut", wrap(&answerError{206, io.ErrUnexpectedEOF}), 206},
+		{"refused", wrap(syscall.ECONNREFUSED), 0},
+		{"redirects", wrap(&limitError{"stopped after 10 redirects", ErrRedirects}), 0},
+	}
+	for _, tt := range tests {
+		if got := Status(tt.err); got != tt.want {
+			t.Errorf("%s: Status = %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }

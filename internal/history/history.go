@@ -175,13 +175,7 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-func statusOf(err error) int {
-	var he *fetch.HTTPError
-	if errors.As(err, &he) {
-		return he.StatusCode
-	}
-	return 0
-}
+func statusOf(err error) int { return fetch.Status(err) }
 
 // retryAfterOf is the Retry-After of an HTTP error; 0 if none.
 func retryAfterOf(err error, now time.Time) time.Duration {
