@@ -80,6 +80,11 @@ func TestLinkDecidedOnce(t *testing.T) {
 			dirs:     []string{site + "/d"},
 			absolute: []string{site + "/d"},
 		}}},
+		{"forms online", nil, []storedPage{{
+			url: site + "/", body: `<form action="/w/index.php"><input name=search></form>` + a(site+"/f"),
+			taken:     []list.Add{{URL: site + "/f", Level: 1}},
+			rewritten: []string{site + "/f"}, absolute: []string{site + "/w/index.php"},
+		}}},
 		{"nofollow ignored with robots.txt", func(c *Config) { c.IgnoreRobots = true }, []storedPage{{
 			url: site + "/", body: a("nofollow " + site + "/n"),
 			taken: []list.Add{{URL: site + "/n", Level: 1}}, rewritten: []string{site + "/n"},

@@ -19,6 +19,9 @@ import (
 func (e *Engine) target(from, file string) rewrite.Target {
 	fromIn := e.scope.has(from)
 	return func(abs string, kind extract.Kind) (string, bool) {
+		if kind == extract.Action {
+			return abs, true // a form is sent to the site, never mirrored
+		}
 		to, ok := e.linkFile(abs, kind, fromIn)
 		if !ok {
 			return abs, true

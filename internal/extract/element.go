@@ -108,7 +108,7 @@ func (c *collector) element(tag string, attrs []html.Attribute) {
 // A link found again keeps its first place; it is Nofollow only while
 // every occurrence is.
 func (c *collector) add(ref string, kind Kind, tag, attrName string, nofollow bool) {
-	if len(c.links) >= MaxLinks {
+	if len(c.links) >= MaxLinks || kind == Action {
 		return
 	}
 	var u string

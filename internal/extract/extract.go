@@ -15,7 +15,8 @@
 //
 // Which attributes hold URLs, of what Kind, and where in a srcset or a meta
 // refresh they are, is package htmlurl's knowledge, which package rewrite
-// shares so that it changes exactly the links found here.
+// shares so that it changes exactly the links found here, and the targets
+// of forms, which are not links to crawl and are not returned (Action).
 //
 // Input and output are bounded: at most MaxInput bytes of a page are read and
 // at most MaxLinks links are returned. HTML is safe for concurrent use.
@@ -54,6 +55,7 @@ const (
 	Frame     = htmlurl.Frame
 	Requisite = htmlurl.Requisite
 	Style     = htmlurl.Style
+	Action    = htmlurl.Action // never among a page's links (HTML): a form's target is not crawled
 )
 
 // A Link is one URL found in a page.

@@ -10,6 +10,7 @@ const (
 	Frame                     // a document shown inside the page: frame[src], iframe[src]
 	Requisite                 // a resource the page loads to display: img, script, icon, media, CSS url()
 	Style                     // a style sheet the page loads: link rel=stylesheet, CSS @import
+	Action                    // where the page sends a form: form[action], button or input [formaction]; never fetched
 )
 
 func (k Kind) String() string {
@@ -22,6 +23,8 @@ func (k Kind) String() string {
 		return "requisite"
 	case Style:
 		return "style"
+	case Action:
+		return "action"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }

@@ -42,6 +42,9 @@ var rules = []Rule{
 	{"embed", "src", Requisite, whole},
 	{"object", "data", Requisite, whole},
 	{"input", "src", Requisite, whole}, // only for type=image
+	{"input", "formaction", Action, whole},
+	{"form", "action", Action, whole},
+	{"button", "formaction", Action, whole},
 	{"body", "background", Requisite, whole},
 	{"table", "background", Requisite, whole},
 	{"td", "background", Requisite, whole},
@@ -77,6 +80,9 @@ func (r Rule) Classify(get func(attr string) string) (Kind, bool) {
 	case "meta":
 		return r.kind, strings.EqualFold(strings.TrimSpace(get("http-equiv")), "refresh")
 	case "input":
+		if r.Attr == "formaction" {
+			return r.kind, true
+		}
 		return r.kind, strings.EqualFold(strings.TrimSpace(get("type")), "image")
 	}
 	return r.kind, true

@@ -14,6 +14,9 @@ func TestRulesFor(t *testing.T) {
 		{"video", "src poster"},
 		{"meta", "content"},
 		{"th", "background"},
+		{"form", "action"},
+		{"input", "src formaction"},
+		{"button", "formaction"},
 		{"div", ""},
 		{"base", ""}, // the document base, not a link
 		{"A", ""},    // names are lower case

@@ -14,12 +14,13 @@ import (
 )
 
 // firstCalls returns the distinct URLs of calls with the kind of the first
-// call for each, in order: extract's dedup rule.
+// call for each, in order: extract's dedup rule. Forms' targets, which
+// extract does not report, are left out.
 func firstCalls(calls []call) string {
 	var b strings.Builder
 	seen := map[string]bool{}
 	for _, c := range calls {
-		if !seen[c.abs] {
+		if c.kind != extract.Action && !seen[c.abs] {
 			seen[c.abs] = true
 			fmt.Fprintf(&b, "%s %s\n", c.kind, c.abs)
 		}
@@ -177,5 +178,37 @@ func TestHTMLLinksOnePass(t *testing.T) {
 		if got := links != nil; got != c.onePass {
 			t.Errorf("%q (%s): one pass %v, want %v", c.body, c.ct, got, c.onePass)
 		}
+	}
+}
+
+// A form's target is asked about as an Action, which extract does not
+// report, and rewritten to what Target says (the crawl points it online).
+func TestFormAction(t *testing.T) {
+	body := `<form action="/w/index.php"><input name=q><button formaction="b?x=1">b</button>` +
+		`<input type=submit formaction=/c></form><a href="/a">a</a>`
+	var calls []call
+	out, err := HTML([]byte(body), page, "text/html; charset=utf-8", func(abs string, kind extract.Kind) (string, bool) {
+		calls = append(calls, call{abs, kind})
+		return abs, true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for _, c := range calls {
+		fmt.Fprintf(&got, "%s %s\n", c.kind, c.abs)
+	}
+	want := "action http://example.com/w/index.php\naction http://example.com/dir/b?x=1\n" +
+		"action http://example.com/c\npage http://example.com/a\n"
+	if got.String() != want {
+		t.Errorf("target asked about:\n%swant:\n%s", got.String(), want)
+	}
+	for _, v := range []string{`action="http://example.com/w/index.php"`, `formaction="http://example.com/dir/b?x=1"`, `formaction=http://example.com/c>`} {
+		if !bytes.Contains(out, []byte(v)) {
+			t.Errorf("%s not in %s", v, out)
+		}
+	}
+	if got, want := extracted(t, page, "", []byte(body)), "page http://example.com/a\n"; got != want {
+		t.Errorf("extract found:\n%swant:\n%s", got, want)
 	}
 }
