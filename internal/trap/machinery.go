@@ -49,6 +49,14 @@ func Machinery(u string) (Family, string) {
 	return queryMachinery(query)
 }
 
+// scriptExt are the extensions of the pages a server makes: a login or
+// register page is one of them (register.php), not a file of a source
+// tree or a download (register.c, login.pdf).
+var scriptExt = map[string]bool{
+	".php": true, ".asp": true, ".aspx": true, ".jsp": true, ".cgi": true, ".pl": true,
+	".do": true, ".action": true, ".cfm": true, ".html": true, ".htm": true, ".shtml": true,
+}
+
 func pathMachinery(path string) (Family, string) {
 	low := strings.ToLower(path)
 	if dec, err := url.PathUnescape(low); err == nil {
@@ -72,7 +80,7 @@ func pathMachinery(path string) (Family, string) {
 		case ".rss", ".atom", ".rdf":
 			return Feeds, ext
 		}
-		if f, ok := lastSegments[last[:i]]; ok && f == Accounts {
+		if f, ok := lastSegments[last[:i]]; ok && f == Accounts && scriptExt[last[i:]] {
 			return f, "/" + last
 		}
 	}

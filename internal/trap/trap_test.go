@@ -78,6 +78,9 @@ func TestMachinery(t *testing.T) {
 		{"http://s.example/login?next=/x", Accounts, "/login"},
 		{"http://s.example/user/logout", Accounts, "/logout"},
 		{"http://s.example/register.php", Accounts, "/register.php"},
+		{"http://s.example/signin.html", Accounts, "/signin.html"},
+		{"http://d.example/doc/libidn2-dev/examples/register.c", "", ""}, // a source file
+		{"http://d.example/files/login.pdf", "", ""},
 		// Sort orders.
 		{"http://s.example/dir/?C=N;O=D", Sort, "?C=…;O=…"},
 		{"http://s.example/list?page=2&sort=date", Sort, "sort="},
