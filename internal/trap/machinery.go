@@ -49,12 +49,15 @@ func Machinery(u string) (Family, string) {
 	return queryMachinery(query)
 }
 
-// scriptExt are the extensions of the pages a server makes: a login or
-// register page is one of them (register.php), not a file of a source
-// tree or a download (register.c, login.pdf).
-var scriptExt = map[string]bool{
-	".php": true, ".asp": true, ".aspx": true, ".jsp": true, ".cgi": true, ".pl": true,
-	".do": true, ".action": true, ".cfm": true, ".html": true, ".htm": true, ".shtml": true,
+// fileExt are extensions of files rather than of pages a server makes: a
+// login or register name with one is a file of a source tree or a
+// download (register.c, login.pdf), not an account page (register.php,
+// login.jsf, login.do;jsessionid=…).
+var fileExt = map[string]bool{
+	".c": true, ".h": true, ".cc": true, ".cpp": true, ".hpp": true, ".java": true, ".rs": true, ".go": true,
+	".txt": true, ".md": true, ".rst": true, ".pdf": true, ".zip": true, ".gz": true, ".tgz": true,
+	".bz2": true, ".xz": true, ".tar": true, ".png": true, ".jpg": true, ".gif": true, ".svg": true,
+	".css": true, ".js": true,
 }
 
 func pathMachinery(path string) (Family, string) {
@@ -80,7 +83,8 @@ func pathMachinery(path string) (Family, string) {
 		case ".rss", ".atom", ".rdf":
 			return Feeds, ext
 		}
-		if f, ok := lastSegments[last[:i]]; ok && f == Accounts && scriptExt[last[i:]] {
+		ext, _, _ := strings.Cut(last[i:], ";") // a path parameter: login.jsp;jsessionid=…
+		if f, ok := lastSegments[last[:i]]; ok && f == Accounts && !fileExt[ext] {
 			return f, "/" + last
 		}
 	}

@@ -79,6 +79,10 @@ func TestMachinery(t *testing.T) {
 		{"http://s.example/user/logout", Accounts, "/logout"},
 		{"http://s.example/register.php", Accounts, "/register.php"},
 		{"http://s.example/signin.html", Accounts, "/signin.html"},
+		{"http://s.example/login.jsf", Accounts, "/login.jsf"},
+		{"http://s.example/secure/login.jspa", Accounts, "/login.jspa"},
+		{"http://s.example/cgi-bin/login.py", Accounts, "/login.py"},
+		{"http://s.example/register.do;jsessionid=abc", Accounts, "/register.do;jsessionid=abc"},
 		{"http://d.example/doc/libidn2-dev/examples/register.c", "", ""}, // a source file
 		{"http://d.example/files/login.pdf", "", ""},
 		// Sort orders.
