@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -294,17 +293,14 @@ func (e *Engine) sitemapAllowed(ctx context.Context, u string) bool {
 // again.
 func sitemapRecord(r meta.Record, u string, resp *fetch.Response, err error, now time.Time) meta.Record {
 	r.URL, r.Attempts, r.LastAttempt, r.RetryAt = sitemapKey(u), r.Attempts+1, now, time.Time{}
-	var he *fetch.HTTPError
 	switch {
 	case err == nil:
 		r.Status, r.Error, r.LastOK = resp.Status, "", now
 		r.ETag, r.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	case fetch.NotModified(err):
 		r.Status, r.Error, r.LastOK = 304, "", now
-	case errors.As(err, &he):
-		r.Status, r.Error = he.StatusCode, err.Error()
 	default:
-		r.Status, r.Error = 0, err.Error()
+		r.Status, r.Error = fetch.Status(err), err.Error()
 	}
 	if err != nil && fetch.Transient(err) {
 		r.RetryAt = now.Add(sitemapRetry)
