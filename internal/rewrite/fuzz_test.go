@@ -25,6 +25,7 @@ func FuzzHTML(f *testing.F) {
 		{"", "\xfe\xff\x00<\x00a\x00 \x00h\x00r\x00e\x00f\x00=\x00x\x00>"},
 		{"", `<a href="javascript:x"><a href="mailto:y"><a href="#f"><a href="">`},
 		{"", `<base target=x href=y/><a href=z/><img src=/>`},
+		{"", `<BAse href href ><img srC=0><base href=a href=b><a href=c>`},
 		{"", "<a href=\"x\r\ny&copy=1&amp\x00\">"},
 	}
 	for _, s := range seeds {

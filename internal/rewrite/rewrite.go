@@ -141,7 +141,7 @@ func rewrite(body []byte, base, contentType string, target Target, collect, plac
 	}
 	r.tags(func(tag string, raw []byte, off int, attrs []attr) bool {
 		if tag == "base" {
-			r.removeHref(raw, off, attrs)
+			r.removeHref(raw, off)
 		} else {
 			r.element(tag, raw, off, attrs)
 		}
@@ -324,9 +324,11 @@ func startTag(z *html.Tokenizer, raw []byte) (name string, styled bool) {
 }
 
 // removeHref records the removal of every href attribute of a <base> tag,
-// duplicates included, with the whitespace that separated it.
-func (r *rewriter) removeHref(raw []byte, off int, attrs []attr) {
-	for _, a := range attrs {
+// duplicates included (the tag's attributes as scanned, r.scanned, which
+// agree fills), with the whitespace that separated it.
+func (r *rewriter) removeHref(raw []byte, off int) {
+	prev := 0 // where the removal before ended
+	for _, a := range r.scanned {
 		if a.key != "href" {
 			continue
 		}
@@ -337,10 +339,11 @@ func (r *rewriter) removeHref(raw []byte, off int, attrs []attr) {
 				end++
 			}
 		case end < len(raw) && raw[end] == '>':
-			for start > 0 && isSpace(raw[start-1]) {
+			for start > prev && isSpace(raw[start-1]) {
 				start--
 			}
 		}
+		prev = end
 		r.bases = append(r.bases, edit{off + start, off + end, nil})
 	}
 }
