@@ -21,9 +21,9 @@ type News struct {
 // last year is no news the spiders could have acted on then. A record
 // that already holds an announcement keeps it (the lag counts from the
 // first news), and one whose page was reached (LastOK) at or after the
-// change is left alone: that visit came after the change. A URL with no
-// record gets one holding only the announcement, so a new page's first
-// copy measures its lag too.
+// change gets the lag of that visit instead, if the news are fresh (heard
+// within window). A URL with no record gets one holding only the
+// announcement, so a new page's first copy measures its lag too.
 func (s *Store) Announce(news map[string]News, window time.Duration) error {
 	if len(news) == 0 {
 		return nil
@@ -55,11 +55,23 @@ func (s *Store) Announce(news map[string]News, window time.Duration) error {
 // Announce applies news of r's page to r as Store.Announce does, and
 // reports whether r changed (and is to be stored).
 func (r *Record) Announce(n News, window time.Duration) bool {
-	if n.Changed.IsZero() || !r.Announced.IsZero() || !r.LastOK.IsZero() && !r.LastOK.Before(n.Changed.Truncate(time.Second)) {
+	if n.Changed.IsZero() || !r.Announced.IsZero() {
 		return false
 	}
+	fresh := !n.Changed.Before(n.Heard.Add(-window))
+	if !r.LastOK.IsZero() && !r.LastOK.Before(n.Changed.Truncate(time.Second)) {
+		// Reached already: a new page fetched ahead, or a hinted one
+		// claimed in the pass that heard the news, before the news were
+		// stored. That visit's lag is the one to measure, at the list's
+		// resolution of a second.
+		if !fresh {
+			return false
+		}
+		r.Lag = max(r.LastOK.Sub(n.Changed), time.Second)
+		return true
+	}
 	r.Announced = n.Changed
-	if n.Changed.Before(n.Heard.Add(-window)) {
+	if !fresh {
 		r.Announced = n.Heard
 	}
 	return true

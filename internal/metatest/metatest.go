@@ -143,13 +143,16 @@ func testAnnounce(t *testing.T, s Store) {
 	for url, want := range map[string]time.Time{
 		"http://h/old":      t0,                   // announced now
 		"http://h/held":     t0.Add(-time.Minute), // the first news counts
-		"http://h/visited":  {},                   // reached after the news
+		"http://h/visited":  {},                   // reached after the news: its lag is measured
 		"http://h/new":      t0,                   // a record for a page not fetched yet
 		"http://h/lastyear": t0,                   // old news counts from when it was heard
 	} {
 		if !got[url].Announced.Equal(want) {
 			t.Errorf("%s: announced %v, want %v", url, got[url].Announced, want)
 		}
+	}
+	if lag := got["http://h/visited"].Lag; lag != time.Minute {
+		t.Errorf("visited a minute after the news: lag %v, want 1m0s", lag)
 	}
 	if r := got["http://h/old"]; r.Checksum != "s1" || r.Attempts != 3 {
 		t.Errorf("announcing lost the rest of the record: %+v", r)
