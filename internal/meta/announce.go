@@ -64,7 +64,9 @@ func (r *Record) Announce(n News, window time.Duration) bool {
 		// claimed in the pass that heard the news, before the news were
 		// stored. That visit's lag is the one to measure, at the list's
 		// resolution of a second.
-		if !fresh {
+		// A lag measured already counts from the first news: keep it
+		// unless these are older still.
+		if !fresh || r.Lag > 0 && !r.LastOK.Add(-r.Lag).After(n.Changed) {
 			return false
 		}
 		r.Lag = max(r.LastOK.Sub(n.Changed), time.Second)
