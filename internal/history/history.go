@@ -84,7 +84,7 @@ type GoneRule struct {
 // A success in between starts the count afresh (FetchedOK, NotModified);
 // another failure neither confirms nor resets it (Failed).
 func Gone(rec meta.Record, err error, rule GoneRule, now time.Time) (meta.Record, bool) {
-	status := statusOf(err)
+	status := fetch.Status(err)
 	rec.Status, rec.Error = status, err.Error()
 	if rec.NotFound == 0 || rec.NotFoundSince.IsZero() || rec.NotFoundSince.After(now) {
 		rec.NotFound, rec.NotFoundSince = 0, now.UTC()
@@ -124,7 +124,7 @@ func nextGoneCheck(rec meta.Record, rule GoneRule, now time.Time) time.Time {
 // says nothing about whether the page still exists, so it neither adds to
 // the evidence that it is gone nor takes from it.
 func Failed(rec meta.Record, err error, now time.Time) meta.Record {
-	rec.Status, rec.Error = statusOf(err), err.Error()
+	rec.Status, rec.Error = fetch.Status(err), err.Error()
 	rec.Fails++
 	wait := min(time.Minute<<min(rec.Fails-1, 9), 6*time.Hour)
 	if ra := retryAfterOf(err, now); ra > wait {
@@ -174,8 +174,6 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
-
-func statusOf(err error) int { return fetch.Status(err) }
 
 // retryAfterOf is the Retry-After of an HTTP error; 0 if none.
 func retryAfterOf(err error, now time.Time) time.Duration {
