@@ -116,11 +116,14 @@ func (r *run) cycle() (*list.Cycle, map[string]bool, []candidate) {
 	want := e.cfg.Profile.Batch - usual
 	skip := e.polite.retry.skip(now)
 	// With a polite delay the budget the due lines leave goes to early
-	// refreshes (claim.Picker.Early); with none, the spider's spare
-	// capacity goes to the same and to every page the profile's Shortest
-	// old (claim.Picker.Unpaced); a run that stops when idle takes only
-	// what is due.
-	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle
+	// refreshes (claim.Picker.Early), by the spider whose profile has no
+	// level limit: it refreshes every level early, and the host's turns
+	// another spider's early refreshes take are taken from its due work
+	// (the spiders of a list share each host's pace). With no delay, the
+	// spider's spare capacity goes to the same and to every page the
+	// profile's Shortest old (claim.Picker.Unpaced); a run that stops when
+	// idle takes only what is due.
+	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle && e.cfg.Profile.MaxLevel < 0
 	unpaced := e.cfg.Delay == 0 && !e.cfg.UntilIdle
 	k := &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}
 	switch {

@@ -422,10 +422,13 @@ func TestStartPagePolledSooner(t *testing.T) {
 }
 
 // A spider with a polite delay that is not told to stop when idle spends
-// its spare budget on copies past half their interval; one without a
-// delay also takes every page its profile's shortest interval old (as
-// early, whatever the interval), but an image only as early; with
-// --until-idle either takes only what is due.
+// its spare budget on copies past half their interval, unless its profile
+// has a level limit: the spider without one does that at every level,
+// and the host's turns a fast spider spent so were taken from the slow
+// spider's due work. One without a delay also takes every page its
+// profile's shortest interval old (as early, whatever the interval), but
+// an image only as early; with --until-idle either takes only what is
+// due.
 func TestEarlyRefresh(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -434,15 +437,18 @@ func TestEarlyRefresh(t *testing.T) {
 		after     time.Duration // since the first visit, of a one-hour window, shortest 20m
 		want      bool
 		image     bool // the line is /a.png, presumed to change once a day (RequisiteEvery): due from half an hour
+		limited   bool // the profile has a level limit (3)
 	}{
-		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true, false},
-		{"delay, before half the window", 5 * time.Millisecond, false, 25 * time.Minute, false, false},
-		{"no delay, shortest old", 0, false, 25 * time.Minute, true, false},
-		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false, false},
-		{"no delay, an image shortest old", 0, false, 25 * time.Minute, false, true},
-		{"no delay, an image past half its interval", 0, false, 40 * time.Minute, true, true},
-		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false, false},
-		{"no delay, until idle", 0, true, 40 * time.Minute, false, false},
+		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true, false, false},
+		{"delay, before half the window", 5 * time.Millisecond, false, 25 * time.Minute, false, false, false},
+		{"delay, past half the window, a level limit", 5 * time.Millisecond, false, 40 * time.Minute, false, false, true},
+		{"no delay, shortest old", 0, false, 25 * time.Minute, true, false, false},
+		{"no delay, shortest old, a level limit", 0, false, 25 * time.Minute, true, false, true},
+		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false, false, false},
+		{"no delay, an image shortest old", 0, false, 25 * time.Minute, false, true, false},
+		{"no delay, an image past half its interval", 0, false, 40 * time.Minute, true, true, false},
+		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false, false, false},
+		{"no delay, until idle", 0, true, 40 * time.Minute, false, false, false},
 	}
 	for _, tt := range tests {
 		v := newEnv(t)
@@ -459,6 +465,9 @@ func TestEarlyRefresh(t *testing.T) {
 		v.cfg = func(c *Config) {
 			c.Profile.Shortest, c.RequisiteEvery = 20*time.Minute, 24*time.Hour
 			c.Delay, c.UntilIdle, c.MaxCycles = tt.delay, tt.untilIdle, 1
+			if tt.limited {
+				c.Profile.MaxLevel = 3
+			}
 		}
 		v.crawl(t, time.Hour)
 		if got := v.hits(a) > before; got != tt.want {
