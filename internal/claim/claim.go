@@ -30,10 +30,11 @@
 // visited within the bound, as far as the budget allows (the order below
 // says what yields when it does not).
 //
-// A spider with a polite budget (Picker.Early) also takes copies from
-// half their revisit interval on, after every line due by the rules above,
-// so the requests the due lines leave unspent go to the copies most likely
-// to have changed instead of idling. A spider with no delay
+// A spider with a polite budget to spend (Picker.Early: internal/crawl
+// sets it for the spider whose profile has no level limit) also takes
+// copies from half their revisit interval on, after every line due by the
+// rules above, so the requests the due lines leave unspent go to the
+// copies most likely to have changed instead of idling. A spider with no delay
 // (Picker.Unpaced) does the same and takes every page Shortest old too:
 // then Shortest, not a delay, bounds its requests.
 //

@@ -25,8 +25,10 @@ type Picker struct {
 	// completes at the budget's rate whatever the windows, while the
 	// start pages and the announcements keep the new pages coming.
 	Backlog bool
-	// Early says the spider has a polite budget (a delay between two
-	// requests to a host) that the due lines may leave unspent. A copy is
+	// Early says the spider spends the polite budget (a delay between two
+	// requests to a host) that the due lines may leave unspent
+	// (internal/crawl sets it for the spider whose profile has no level
+	// limit: the spiders of a list share each host's pace). A copy is
 	// then due from EarlyOdds of its revisit interval on; Less puts such
 	// lines after every line due at its full interval, the ones most
 	// likely to have changed first.

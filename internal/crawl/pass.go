@@ -119,10 +119,10 @@ func (r *run) cycle() (*list.Cycle, map[string]bool, []candidate) {
 	// refreshes (claim.Picker.Early), by the spider whose profile has no
 	// level limit: it refreshes every level early, and the host's turns
 	// another spider's early refreshes take are taken from its due work
-	// (the spiders of a list share each host's pace). With no delay, the
-	// spider's spare capacity goes to the same and to every page the
-	// profile's Shortest old (claim.Picker.Unpaced); a run that stops when
-	// idle takes only what is due.
+	// (the spiders of a list share each host's pace). With no delay, every
+	// spider's spare capacity goes to early refreshes and to every page
+	// the profile's Shortest old (claim.Picker.Unpaced); a run that stops
+	// when idle takes only what is due.
 	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle && e.cfg.Profile.MaxLevel < 0
 	unpaced := e.cfg.Delay == 0 && !e.cfg.UntilIdle
 	k := &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}

@@ -442,6 +442,7 @@ func TestEarlyRefresh(t *testing.T) {
 		{"delay, past half the window", 5 * time.Millisecond, false, 40 * time.Minute, true, false, false},
 		{"delay, before half the window", 5 * time.Millisecond, false, 25 * time.Minute, false, false, false},
 		{"delay, past half the window, a level limit", 5 * time.Millisecond, false, 40 * time.Minute, false, false, true},
+		{"delay, past the window, a level limit", 5 * time.Millisecond, false, 61 * time.Minute, true, false, true},
 		{"no delay, shortest old", 0, false, 25 * time.Minute, true, false, false},
 		{"no delay, shortest old, a level limit", 0, false, 25 * time.Minute, true, false, true},
 		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false, false, false},

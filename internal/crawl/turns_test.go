@@ -214,9 +214,9 @@ func TestBacklogHandsBackQueuedRefreshes(t *testing.T) {
 }
 
 // Pages never visited that another spider holds make a backlog as those
-// no spider holds do: a fast spider's early refreshes took half the
-// host's turns while the slow spider's first visits (the pages an
-// archive chain leads to) waited for them. So do the spider's own, in
+// no spider holds do: a spider's early refreshes took half the host's
+// turns while another spider's first visits (the pages an archive chain
+// leads to) waited for them. So do the spider's own, in
 // flight or claimed by the pass: once the pass that claimed the next page
 // of a chain left no page unvisited, the next claimed a batch of
 // refreshes, which took every other turn from the chain.

@@ -93,7 +93,7 @@
 //     due time has passed and a copy at least shortest old
 //     (lines_model_due); a copy at least longest old (lines_model_age).
 //     A Picker that refreshes early (claim.Picker.Early, a spider with a
-//     polite delay) finds a refresh due from
+//     polite delay and no level limit) finds a refresh due from
 //     claim.EarlyOdds of its interval on: the same queries with the
 //     bounds scaled, the model's point computed per row. One with no
 //     delay (claim.Picker.Unpaced) finds every page due from shortest on:
