@@ -79,11 +79,12 @@ func pathMachinery(path string) (Family, string) {
 		return f, "/" + last
 	}
 	if i := strings.LastIndexByte(last, '.'); i > 0 {
-		switch ext := last[i:]; ext {
+		ext := last[i:]
+		switch ext {
 		case ".rss", ".atom", ".rdf":
 			return Feeds, ext
 		}
-		ext, _, _ := strings.Cut(last[i:], ";") // a path parameter: login.jsp;jsessionid=…
+		ext, _, _ = strings.Cut(ext, ";") // a path parameter: login.jsp;jsessionid=…
 		if f, ok := lastSegments[last[:i]]; ok && f == Accounts && !fileExt[ext] {
 			return f, "/" + last
 		}
