@@ -35,8 +35,9 @@
 // copies from half their revisit interval on, after every line due by the
 // rules above, so the requests the due lines leave unspent go to the
 // copies most likely to have changed instead of idling. A spider with no delay
-// (Picker.Unpaced) does the same and takes every page Shortest old too:
-// then Shortest, not a delay, bounds its requests.
+// (Picker.Unpaced) does the same and takes every page by Shortest too,
+// from a point drawn per page and copy between half of Shortest and
+// Shortest (UnpacedWait): then Shortest, not a delay, bounds its requests.
 //
 // Among due lines the lines that waited longer than the stale bound for
 // their first visit come first (the longest waiting first), then the
@@ -224,6 +225,16 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 	case b.backlog && !startPage(e) && !e.Hinted():
 		return false // first visits before refreshes: see Picker.Backlog
 	}
+	if b.drawn(e) {
+		// Only a copy between the least and the most the draw can be
+		// needs it (an MD5 per line would slow a pass at millions).
+		switch age := b.now.Sub(e.Modified); {
+		case age >= b.shortest || age >= b.earlyWait(e):
+			return true
+		case age < leastDrawn(b.shortest):
+			return false
+		}
+	}
 	return !b.now.Before(e.Modified.Add(b.wait(e)))
 }
 
@@ -240,8 +251,8 @@ func (b *bounds) wait(e *list.Entry) time.Duration {
 	case e.Hinted():
 		return 0
 	case b.backlog:
-	case b.unpaced && !otherFile(e):
-		return min(b.earlyWait(e), b.shortest)
+	case b.drawn(e):
+		return min(b.earlyWait(e), UnpacedWait(e.URL, e.Modified, b.shortest))
 	case b.early || b.unpaced:
 		return b.earlyWait(e)
 	}

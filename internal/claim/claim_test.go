@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -422,7 +423,7 @@ func TestEarly(t *testing.T) {
 		want           time.Time
 	}{
 		{"early: half the interval after the copy", true, false, ago(time.Hour).Add(5 * time.Hour)},
-		{"unpaced: shortest after the copy", false, true, ago(time.Hour).Add(20 * time.Minute)},
+		{"unpaced: its drawn wait after the copy", false, true, ago(time.Hour).Add(UnpacedWait("x", ago(time.Hour), 20*time.Minute))},
 		{"unpaced, an image: half the interval", false, true, ago(time.Hour).Add(5 * time.Hour)},
 	} {
 		k := &Picker{P: p, Now: ago(50 * time.Minute), Early: tt.early, Unpaced: tt.unpaced}
@@ -535,4 +536,53 @@ func pickAll(k *Picker, es []list.Entry) []string {
 func withFile(e list.Entry, file string) list.Entry {
 	e.File = file
 	return e
+}
+
+// With no delay a page falls due at a point drawn per page and copy
+// between half of shortest and shortest: never sooner, never later, the
+// same for the same page and copy, another for the next copy, and spread
+// over the whole span for the pages of a site.
+func TestUnpacedWait(t *testing.T) {
+	const shortest = 30 * time.Minute
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	var quarters [4]int
+	moved := 0
+	const n = 4000
+	for i := range n {
+		url := fmt.Sprintf("http://example.org/article/%d", i)
+		w := UnpacedWait(url, at, shortest)
+		if w < shortest/2 || w >= shortest || w%time.Microsecond != 0 {
+			t.Fatalf("%s: wait %v, want whole microseconds in [%v, %v)", url, w, shortest/2, shortest)
+		}
+		if UnpacedWait(url, at, shortest) != w {
+			t.Fatalf("%s: two draws for one copy", url)
+		}
+		if UnpacedWait(url, at.Add(time.Second), shortest) != w {
+			moved++
+		}
+		// A page seen not to change in a day is due for a spider with
+		// no delay at its wait exactly.
+		e := list.Entry{URL: url, Level: 2, State: list.Downloaded, File: "h/a.html", Modified: at, Due: at.Add(24 * time.Hour)}
+		p := Profile{Name: "slow", Window: 24 * time.Hour, Shortest: shortest, MaxLevel: -1, Batch: 50}
+		if k := (&Picker{P: p, Now: at.Add(w), Unpaced: true}); !k.Due(&e) {
+			t.Fatalf("%s: not due after its wait %v", url, w)
+		}
+		if k := (&Picker{P: p, Now: at.Add(w - time.Microsecond), Unpaced: true}); k.Due(&e) || !k.Next().Equal(at.Add(w)) {
+			t.Fatalf("%s: due before its wait %v, or next at %v", url, w, k.Next())
+		}
+		quarters[(w-shortest/2)*4/(shortest/2)]++
+	}
+	for q, c := range quarters {
+		if c < n/4*8/10 || c > n/4*12/10 {
+			t.Errorf("quarter %d of the span holds %d of %d waits: %v", q, c, n, quarters)
+		}
+	}
+	if moved < n*9/10 {
+		t.Errorf("the next copy's wait differs for %d of %d pages", moved, n)
+	}
+	// The draw as internal/pglist computes it in SQL: the first 16 bits of
+	// md5("http://example.org/article/0 1795255200") are 0xdff3.
+	if got, want := UnpacedWait("http://example.org/article/0", at, shortest), 15*time.Minute+time.Duration(int64(0xdff3)*(15*60*1_000_000)/(1<<16))*time.Microsecond; got != want {
+		t.Errorf("wait %v, want %v", got, want)
+	}
 }

@@ -35,11 +35,12 @@ type Picker struct {
 	Early bool
 	// Unpaced says the spider has no polite delay (its own site): only
 	// its speed bounds its requests. A copy is then due as with Early,
-	// or, if it is an HTML page, once it is the profile's Shortest old
-	// if that comes first, ordered as Early's lines: Shortest is the
-	// user's price of a page, so requests stay within pages ÷ Shortest
-	// (÷ half of it for a page whose model interval is within twice
-	// Shortest: a hub) however fast the spider could go, while
+	// or, if it is an HTML page, once it has waited its UnpacedWait (a
+	// point drawn per page and copy between half of the profile's
+	// Shortest and Shortest) if that comes first, ordered as Early's
+	// lines: Shortest is the user's price of a page, so a page costs a
+	// request per three quarters of Shortest on average, one per half of
+	// it at most, however fast the spider could go, while
 	// images, style sheets and other files keep to their model as with
 	// Early (a requisite presumes a change per stale bound). It overrides
 	// Early, and gives way to Backlog as Early does.

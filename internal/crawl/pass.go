@@ -121,7 +121,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool, []candidate) {
 	// another spider's early refreshes take are taken from its due work
 	// (the spiders of a list share each host's pace). With no delay, every
 	// spider's spare capacity goes to early refreshes and to every page
-	// the profile's Shortest old (claim.Picker.Unpaced); a run that stops
+	// by the profile's Shortest (claim.Picker.Unpaced); a run that stops
 	// when idle takes only what is due.
 	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle && e.cfg.Profile.MaxLevel < 0
 	unpaced := e.cfg.Delay == 0 && !e.cfg.UntilIdle

@@ -425,8 +425,9 @@ func TestStartPagePolledSooner(t *testing.T) {
 // its spare budget on copies past half their interval, unless its profile
 // has a level limit: the spider without one does that at every level,
 // and the host's turns a fast spider spent so were taken from the slow
-// spider's due work. One without a delay also takes every page its
-// profile's shortest interval old (as early, whatever the interval), but
+// spider's due work. One without a delay also takes every page by its
+// profile's shortest interval (from a point drawn between half of it and
+// all of it: claim.UnpacedWait; as early, whatever the interval), but
 // an image only as early; with --until-idle either takes only what is
 // due.
 func TestEarlyRefresh(t *testing.T) {
@@ -445,7 +446,7 @@ func TestEarlyRefresh(t *testing.T) {
 		{"delay, past the window, a level limit", 5 * time.Millisecond, false, 61 * time.Minute, true, false, true},
 		{"no delay, shortest old", 0, false, 25 * time.Minute, true, false, false},
 		{"no delay, shortest old, a level limit", 0, false, 25 * time.Minute, true, false, true},
-		{"no delay, younger than shortest", 0, false, 15 * time.Minute, false, false, false},
+		{"no delay, younger than half of shortest", 0, false, 9 * time.Minute, false, false, false},
 		{"no delay, an image shortest old", 0, false, 25 * time.Minute, false, true, false},
 		{"no delay, an image past half its interval", 0, false, 40 * time.Minute, true, true, false},
 		{"until idle", 5 * time.Millisecond, true, 40 * time.Minute, false, false, false},

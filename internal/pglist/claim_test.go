@@ -32,10 +32,20 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 	s := openTest(t, dsn, testSchema(t, dsn))
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	r := rand.New(rand.NewPCG(1, 2))
-	const n = 3000
+	const n, recent = 3000, 1000
 	entries := map[string]list.Entry{}
-	load(t, s, n, func(i int) list.Entry {
+	load(t, s, n+recent, func(i int) list.Entry {
 		e := randomEntry(r, now, fmt.Sprintf("http://h/%d", i))
+		if i >= n {
+			// Pages copied within the last two hours, with no model
+			// or one: the profiles' shortest, where the draws of a
+			// picker with no delay (claim.UnpacedWait) decide.
+			e = list.Entry{URL: e.URL, Level: e.Level, State: list.Downloaded, File: "h/a.html",
+				Modified: now.Add(-time.Duration(r.Int64N(int64(2 * time.Hour)))).Truncate(time.Second)}
+			if r.IntN(2) == 0 {
+				e.Due = e.Modified.Add(time.Duration(1+r.Int64N(4*3600)) * time.Second)
+			}
+		}
 		entries[e.URL] = e
 		return e
 	})

@@ -185,16 +185,20 @@ const startPage = `(level = 0 AND ` + pageFile + `)`
 // unpacedRefresh returns the refresh queries of a picker with no delay
 // (claim.Picker.Unpaced, never while a first mirror is under way): a copy
 // is due from claim.EarlyOdds of its interval on, or, if it is a page
-// (pageFile), once it is shortest old if that comes first; any other copy
-// is due as earlyRefresh says. A model's page shortest old is due whatever its
-// model (on the index of copy times, the oldest first); a younger one is
-// due by the odds of its span clamped to [shortest, longest], computed per
-// row on the index of due times: such a copy's span is under twice
-// shortest (unless longest is), so its due time is under twice shortest
-// from now.
+// (pageFile), once it has waited its claim.UnpacedWait (drawn, between
+// half of shortest and shortest) if that comes first; any other copy is
+// due as earlyRefresh says. A page younger than half of shortest is due
+// only by the odds of its span clamped to [shortest, longest] (a start
+// page's, whose floor is none), computed per row on the index of due
+// times: such a copy's span is under twice shortest (unless longest is),
+// so its due time is under twice shortest from now. An older page is due
+// by its draw or by those odds, computed per row on the index of copy
+// times, the oldest first.
 func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, shortest, window, longest time.Duration) []candQuery {
-	by := now.Add(-shortest)
-	plain := min(shortest, time.Duration(float64(window)*claim.EarlyOdds))
+	all := shortest.Microseconds()
+	half, rest := all/2, all-all/2
+	youngBy := now.Add(-time.Duration(half) * time.Microsecond)
+	plain := time.Duration(float64(window) * claim.EarlyOdds)
 	dueBy := now.Add(2 * shortest)
 	if longest < 2*shortest {
 		// A span past longest counts as longest, which may be under
@@ -204,13 +208,28 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 	pages := func(where, order string) string { return perLevel(where+` AND `+pageFile, order) }
 	others := func(where, order string) string { return perLevel(where+` AND NOT `+pageFile, order) }
 	return append([]candQuery{
-		{qPlain, 2, pages(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
-			[]any{lv, k, now.Add(-plain)}},
-		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND modified + greatest(least(due - modified, $6::interval), $7::interval) * $8::float8 <= $3`, `due`),
-			[]any{lv, k, now, by, dueBy, longest, floor, claim.EarlyOdds}},
-		{qModelAged, 2, pages(`due > modified AND modified <= $3`, `modified`),
-			[]any{lv, k, by}},
+		{qPlain, 2, pages(`due IS NULL AND modified IS NOT NULL AND modified <= $3 AND (modified <= $4 OR `+drawnWait(`$5`, `$6`, `$7`)+`)`, `modified`),
+			[]any{lv, k, now.Add(-min(plain, time.Duration(half)*time.Microsecond)), now.Add(-plain), now, half, rest}},
+		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND `+spanOdds(`$6`, `$7`, `$8`)+` <= $3`, `due`),
+			[]any{lv, k, now, youngBy, dueBy, longest, floor, claim.EarlyOdds}},
+		{qModelAged, 2, pages(`due > modified AND modified <= $3 AND (`+drawnWait(`$4`, `$5`, `$6`)+` OR `+spanOdds(`$7`, `$8`, `$9`)+` <= $4)`, `modified`),
+			[]any{lv, k, youngBy, now, half, rest, longest, floor, claim.EarlyOdds}},
 	}, earlyRefresh(others, lv, k, now, floor, window, longest)...)
+}
+
+// drawnWait is true of a copy that has waited its claim.UnpacedWait at
+// the clock now: half and rest (microseconds) are half of shortest and
+// the rest of it, the draw the first 16 bits of the MD5 of the URL, a
+// space and the copy's time in Unix seconds.
+func drawnWait(now, half, rest string) string {
+	return `modified + (` + half + `::bigint + ('x' || left(md5(url || ' ' || extract(epoch from modified)::bigint), 4))::bit(16)::int::bigint * ` +
+		rest + `::bigint / 65536) * interval '1 microsecond' <= ` + now
+}
+
+// spanOdds is the time a copy with a model is due early: its time plus
+// odds of its span clamped to [floor, longest].
+func spanOdds(longest, floor, odds string) string {
+	return `modified + greatest(least(due - modified, ` + longest + `::interval), ` + floor + `::interval) * ` + odds + `::float8`
 }
 
 // refreshLevels returns the levels whose copies may be refreshed: those in

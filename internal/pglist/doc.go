@@ -96,9 +96,11 @@
 //     polite delay and no level limit) finds a refresh due from
 //     claim.EarlyOdds of its interval on: the same queries with the
 //     bounds scaled, the model's point computed per row. One with no
-//     delay (claim.Picker.Unpaced) finds every page due from shortest on:
-//     the same indexes, the model's pages split on whether their due
-//     time has passed, and its other copies (a file not ending in .html)
+//     delay (claim.Picker.Unpaced) finds every page due once it has
+//     waited its claim.UnpacedWait (drawn between half of shortest and
+//     shortest, computed per row from the MD5 of its URL and copy time):
+//     the same indexes, the model's pages split on whether they are half
+//     of shortest old, and its other copies (a file not ending in .html)
 //     as with early refreshes. The refreshes of the start pages (the
 //     HTML pages at level 0; startPage) are queried apart, in the tier of
 //     class 2: claim ranks a start page due with the lines never visited,
