@@ -113,6 +113,39 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 	}
 }
 
+// A day of a span is 24 hours whatever zone the DSN or the server asks
+// for: a copy taken two days before its model's due time, with the clocks
+// of the session's zone going back in between, is due early a day after
+// it, not 25 hours.
+func TestCandidatesIgnoreSessionZone(t *testing.T) {
+	dsn := testDSN(t)
+	s := openTest(t, inZone(dsn, "America/New_York"), testSchema(t, dsn))
+	copied := time.Date(2026, 10, 31, 12, 0, 0, 0, time.UTC) // New York went from EDT to EST on November 1
+	e := list.Entry{URL: "http://h/a", Level: 1, State: list.Downloaded, File: "h/a.html", Modified: copied, Due: copied.Add(48 * time.Hour)}
+	load(t, s, 1, func(int) list.Entry { return e })
+	p := claimProfiles[1]
+	at := copied.Add(24*time.Hour + 30*time.Minute)
+	if !(&claim.Picker{P: p, Now: at, Early: true}).Due(&e) {
+		t.Fatal("claim: not due")
+	}
+	var n int
+	for _, q := range candQueries(claimSpec{p: p, now: at, early: true}, []int{1}, 10) {
+		rows, err := s.pool.Query(context.Background(), q.sql, q.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("the candidate queries selected %d lines at %v, want the copy due at %v", n, at, copied.Add(24*time.Hour))
+	}
+}
+
 // Every candidate query can run on its partial index in the index's
 // order: with the other plans priced out, each scans its index and sorts
 // nothing but the union of its levels. (How the planner chooses at scale,

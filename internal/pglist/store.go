@@ -80,6 +80,11 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 	// A pass is a few small queries: compiling them (JIT) would cost more
 	// than running them.
 	cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	// The claim's queries add intervals to times (a copy's time plus a
+	// share of its span); in a zone with daylight saving a day of an
+	// interval is 23 or 25 hours across the change, where claim counts
+	// 24 (the server's or the DSN's zone is no concern of the list).
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	lockCfg := cfg.ConnConfig.Copy()
 	// A spider's session is its liveness: let the server notice a vanished
 	// host in about a minute rather than the system's default two hours
