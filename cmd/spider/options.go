@@ -105,7 +105,7 @@ func newRunFlags() *runFlags {
 	fs.StringVar(&f.spiderID, "spider-id", "", "spider_id in the list (default: the profile name)")
 	fs.DurationVar(&f.window, "window", 0, "re-fetch copies older than this; the change model revisits a page seen to change often sooner (down to --shortest) and one that rarely changes later (up to --longest) (fast 1h, slow 24h)")
 	fs.DurationVar(&f.longest, "longest", 0, "re-fetch copies that rarely change at least this often (default: the slow window)")
-	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often (default: half the fast window)")
+	fs.DurationVar(&f.shortest, "shortest", 0, "re-fetch copies that change often at most this often; with --delay 0, every page within this, from half of it on (default: half the fast window)")
 	fs.IntVar(&f.maxLevel, "max-level", 0, "claim no deeper than this level, -1 = no limit (fast 3, slow -1)")
 	fs.DurationVar(&f.stale, "stale", 0, "claim copies older than this at any level, after first visits; 0 = off (slow 336h)")
 	fs.IntVar(&f.batch, "batch", 0, "claim at most this many lines per pass (fast 10, slow 50)")
@@ -308,7 +308,7 @@ func (s *Settings) validate() error {
 		return usageErr{fmt.Errorf("%s must be positive, got %v", knob("shortest"), s.Shortest), "leave --shortest out for half the fast window"}
 	case s.Shortest > s.Window:
 		return usageErr{fmt.Errorf("%s must not be longer than the window, got %v with a window of %v", knob("shortest"), s.Shortest, s.Window),
-			"--shortest is the least time between two visits of a page seen to change often; leave it out for half the fast window"}
+			"--shortest is the least time between two visits of a page seen to change often (half of it with --delay 0); leave it out for half the fast window"}
 	case s.MaxLevel < -1:
 		return usageErr{fmt.Errorf("%s must be -1 (no limit) or more, got %d", knob("max-level"), s.MaxLevel), ""}
 	case s.Stale < 0:

@@ -227,7 +227,8 @@ func (b *bounds) due(p Profile, e *list.Entry) bool {
 	}
 	if b.drawn(e) {
 		// Only a copy between the least and the most the draw can be
-		// needs it (an MD5 per line would slow a pass at millions).
+		// needs it here (an MD5 per line would slow a pass at
+		// millions); Picker.Due spares it for Next where it can.
 		switch age := b.now.Sub(e.Modified); {
 		case age >= b.shortest || age >= b.earlyWait(e):
 			return true

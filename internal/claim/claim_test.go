@@ -391,7 +391,7 @@ func TestEarly(t *testing.T) {
 		model("too deep at 0.9", 9*time.Hour, 10*time.Hour, 4),
 		model("hub, 0.75 of shortest", 15*time.Minute, 20*time.Minute, 0),
 		{URL: "no model, half a window", Level: 1, State: list.Downloaded, Modified: ago(31 * time.Minute)},
-		{URL: "no model, a quarter", Level: 1, State: list.Downloaded, Modified: ago(15 * time.Minute)},
+		{URL: "no model, under half of shortest", Level: 1, State: list.Downloaded, Modified: ago(9 * time.Minute)},
 		{URL: "hinted, younger than shortest", Level: 2, State: list.Downloaded, Modified: ago(19 * time.Minute), Due: ago(19 * time.Minute)},
 		{URL: "claimed", Spider: "slow", Level: 0, State: list.Downloaded, Modified: ago(9 * time.Hour), Due: ago(9 * time.Hour).Add(10 * time.Hour)},
 	}
@@ -404,8 +404,9 @@ func TestEarly(t *testing.T) {
 		{"early", true, false, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window"}},
 		{"early, but first visits wait", true, false, true, []string{"hinted, younger than shortest"}},
 		// No delay: as early, and every page (a copy whose file is not
-		// known to be anything else) from shortest on however long its
-		// interval; other files only as early.
+		// known to be anything else) by shortest however long its
+		// interval (from its drawn wait on: TestUnpacedWait); other
+		// files only as early.
 		{"unpaced", false, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window", "at 0.4"}},
 		{"unpaced over early", true, true, false, []string{"hinted, younger than shortest", "at 1.5", "at 0.9", "hub, 0.75 of shortest", "style sheet at 0.7", "at 0.6", "no model, half a window", "at 0.4"}},
 		{"unpaced, but first visits wait", false, true, true, []string{"hinted, younger than shortest"}},

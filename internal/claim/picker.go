@@ -39,8 +39,9 @@ type Picker struct {
 	// point drawn per page and copy between half of the profile's
 	// Shortest and Shortest) if that comes first, ordered as Early's
 	// lines: Shortest is the user's price of a page, so a page costs a
-	// request per three quarters of Shortest on average, one per half of
-	// it at most, however fast the spider could go, while
+	// request per three quarters of Shortest on average (per half of it
+	// for a page whose model interval is within twice Shortest: a hub),
+	// one per half of it at most, however fast the spider could go, while
 	// images, style sheets and other files keep to their model as with
 	// Early (a requisite presumes a change per stale bound). It overrides
 	// Early, and gives way to Backlog as Early does.
@@ -70,7 +71,10 @@ func (k *Picker) Next() time.Time {
 
 // Due implements list.Picker.
 func (k *Picker) Due(e *list.Entry) bool {
-	if !k.bounds().due(k.P, e) {
+	if b := k.bounds(); !b.due(k.P, e) {
+		if n := k.next.Load(); n != 0 && !b.soonest(k.P, e).Before(time.Unix(0, n)) {
+			return false // its draw, the costly part of nextDue, would not make Next sooner
+		}
 		if n := nextDue(k.P, e, k.Early, k.Unpaced, k.Backlog); !n.IsZero() {
 			for v := n.UnixNano(); ; {
 				old := k.next.Load()

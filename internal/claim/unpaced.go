@@ -38,6 +38,22 @@ func UnpacedWait(url string, modified time.Time, shortest time.Duration) time.Du
 	return time.Duration(half+x*(all-half)/(1<<16)) * time.Microsecond
 }
 
+// soonest is the soonest a line whose wait takes a draw (drawn) may fall
+// due under p, at least: its copy's time plus the least the draw can be
+// (or its early wait, if less), or its stale bound if that comes first.
+// It spares the draw where Next already knows a sooner line. It is the
+// zero time for every other line.
+func (b *bounds) soonest(p Profile, e *list.Entry) time.Time {
+	if !b.drawn(e) || e.Modified.IsZero() {
+		return time.Time{}
+	}
+	at := e.Modified.Add(min(b.earlyWait(e), leastDrawn(b.shortest)))
+	if s := since(e).Add(p.Stale); p.Stale > 0 && s.Before(at) {
+		at = s
+	}
+	return at
+}
+
 // leastDrawn is the least UnpacedWait can be: half of shortest, in
 // whole microseconds.
 func leastDrawn(shortest time.Duration) time.Duration {

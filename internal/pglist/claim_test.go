@@ -59,7 +59,7 @@ func TestCandidatesAreClaimsDueLines(t *testing.T) {
 				name := fmt.Sprintf("%s backlog=%v early=%v unpaced=%v at %v", p.Name, backlog, early, unpaced, at)
 				k := &claim.Picker{P: p, Now: at, Backlog: backlog, Early: early, Unpaced: unpaced}
 				got := map[string]string{}
-				for _, q := range candQueries(claimSpec{p: p, now: at, backlog: backlog, early: early, unpaced: unpaced}, levels, n) {
+				for _, q := range candQueries(claimSpec{p: p, now: at, backlog: backlog, early: early, unpaced: unpaced}, levels, n+recent) {
 					var order []list.Entry
 					rows, err := s.pool.Query(ctx, q.sql, q.args...)
 					if err != nil {

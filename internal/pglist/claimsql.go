@@ -42,7 +42,7 @@ type claimSpec struct {
 	now     time.Time
 	backlog bool
 	early   bool // refresh from claim.EarlyOdds of the interval (claim.Picker.Early)
-	unpaced bool // as early, and from shortest on at the latest (claim.Picker.Unpaced)
+	unpaced bool // as early, and a page by its drawn wait at the latest (claim.Picker.Unpaced, claim.UnpacedWait)
 }
 
 // candQueries returns, in tier order, the queries for the k first due
@@ -212,8 +212,8 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 			[]any{lv, k, now.Add(-min(plain, time.Duration(half)*time.Microsecond)), now.Add(-plain), now, half, rest}},
 		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND `+spanOdds(`$6`, `$7`, `$8`)+` <= $3`, `due`),
 			[]any{lv, k, now, youngBy, dueBy, longest, floor, claim.EarlyOdds}},
-		{qModelAged, 2, pages(`due > modified AND modified <= $3 AND (`+drawnWait(`$4`, `$5`, `$6`)+` OR `+spanOdds(`$7`, `$8`, `$9`)+` <= $4)`, `modified`),
-			[]any{lv, k, youngBy, now, half, rest, longest, floor, claim.EarlyOdds}},
+		{qModelAged, 2, pages(`due > modified AND modified <= $3 AND (modified <= $10 OR `+spanOdds(`$7`, `$8`, `$9`)+` <= $4 OR `+drawnWait(`$4`, `$5`, `$6`)+`)`, `modified`),
+			[]any{lv, k, youngBy, now, half, rest, longest, floor, claim.EarlyOdds, now.Add(-shortest)}},
 	}, earlyRefresh(others, lv, k, now, floor, window, longest)...)
 }
 
@@ -222,7 +222,7 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 // the rest of it, the draw the first 16 bits of the MD5 of the URL, a
 // space and the copy's time in Unix seconds.
 func drawnWait(now, half, rest string) string {
-	return `modified + (` + half + `::bigint + ('x' || left(md5(url || ' ' || extract(epoch from modified)::bigint), 4))::bit(16)::int::bigint * ` +
+	return `modified + (` + half + `::bigint + ('x' || left(md5(url || ' ' || floor(extract(epoch from modified))::bigint), 4))::bit(16)::int::bigint * ` +
 		rest + `::bigint / 65536) * interval '1 microsecond' <= ` + now
 }
 
