@@ -546,6 +546,7 @@ func withFile(e list.Entry, file string) list.Entry {
 func TestUnpacedWait(t *testing.T) {
 	const shortest = 30 * time.Minute
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	p := Profile{Name: "slow", Window: 24 * time.Hour, Shortest: shortest, MaxLevel: -1, Batch: 50}
 	var quarters [4]int
 	moved := 0
 	const n = 4000
@@ -564,7 +565,6 @@ func TestUnpacedWait(t *testing.T) {
 		// A page seen not to change in a day is due for a spider with
 		// no delay at its wait exactly.
 		e := list.Entry{URL: url, Level: 2, State: list.Downloaded, File: "h/a.html", Modified: at, Due: at.Add(24 * time.Hour)}
-		p := Profile{Name: "slow", Window: 24 * time.Hour, Shortest: shortest, MaxLevel: -1, Batch: 50}
 		if k := (&Picker{P: p, Now: at.Add(w), Unpaced: true}); !k.Due(&e) {
 			t.Fatalf("%s: not due after its wait %v", url, w)
 		}

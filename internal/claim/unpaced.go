@@ -33,9 +33,9 @@ func UnpacedWait(url string, modified time.Time, shortest time.Duration) time.Du
 	var buf [256]byte
 	sum := md5.Sum(strconv.AppendInt(append(append(buf[:0], url...), ' '), modified.Unix(), 10))
 	x := int64(sum[0])<<8 | int64(sum[1])
-	all := shortest.Microseconds()
-	half := all / 2
-	return time.Duration(half+x*(all-half)/(1<<16)) * time.Microsecond
+	least := leastDrawn(shortest)
+	rest := shortest.Microseconds() - least.Microseconds()
+	return least + time.Duration(x*rest/(1<<16))*time.Microsecond
 }
 
 // soonest is the soonest a line whose wait takes a draw (drawn) may fall
