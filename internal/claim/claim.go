@@ -281,9 +281,13 @@ func otherFile(e *list.Entry) bool {
 func startPage(e *list.Entry) bool { return e.Level == 0 && !otherFile(e) }
 
 // earlyWait is how long after its copy a line is due early: EarlyOdds of
-// its revisit interval.
+// its revisit interval, but no sooner than EarlyOdds of shortest unless
+// the interval is. Only a start page's can be under shortest: the crawl
+// polls it sooner, no sooner than the host's pace and the list's
+// one-second resolution allow, which halving must not undo.
 func (b *bounds) earlyWait(e *list.Entry) time.Duration {
-	return time.Duration(float64(b.interval(e)) * EarlyOdds)
+	iv := b.interval(e)
+	return min(iv, max(time.Duration(float64(iv)*EarlyOdds), time.Duration(float64(b.shortest)*EarlyOdds)))
 }
 
 // Classes of due lines, most urgent first.

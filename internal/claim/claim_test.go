@@ -587,3 +587,43 @@ func TestUnpacedWait(t *testing.T) {
 		t.Errorf("wait %v, want %v", got, want)
 	}
 }
+
+// A start page the crawl polls sooner than shortest, as its list of
+// announcements moves faster (its due a second or a few after its copy),
+// is due at that poll and not earlier, whichever the picker: an early or
+// unpaced picker brings a poll forward to half of shortest at most. At a
+// one-second poll, halving it had a spider with no delay poll a start
+// page 90 times a second, the list's times being whole seconds.
+func TestStartPagePolledSooner(t *testing.T) {
+	p := Profile{Name: "fast", Window: 15 * time.Second, Shortest: 7500 * time.Millisecond, Longest: 90 * time.Second, MaxLevel: 2, Batch: 10}
+	at := now.Add(-time.Hour)
+	tests := []struct {
+		name                string
+		span                time.Duration // its due after its copy
+		plain, early, drawn time.Duration // when each picker takes it after its copy
+	}{
+		{"polled a second later", time.Second, time.Second, time.Second, time.Second},
+		{"polled sooner, under half of shortest", 3 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second},
+		{"polled sooner, over half of shortest", 5 * time.Second, 5 * time.Second, 3750 * time.Millisecond, 3750 * time.Millisecond},
+		{"polled at shortest", 7500 * time.Millisecond, 7500 * time.Millisecond, 3750 * time.Millisecond, 3750 * time.Millisecond},
+		{"a model's twenty seconds", 20 * time.Second, 20 * time.Second, 10 * time.Second, UnpacedWait("home", at, 7500*time.Millisecond)},
+	}
+	for _, tt := range tests {
+		e := list.Entry{URL: "home", Level: 0, State: list.Downloaded, File: "h/index.html", Modified: at, Due: at.Add(tt.span)}
+		for _, m := range []struct {
+			name           string
+			early, unpaced bool
+			want           time.Duration
+		}{{"plain", false, false, tt.plain}, {"early", true, false, tt.early}, {"unpaced", false, true, tt.drawn}} {
+			k := &Picker{P: p, Now: at.Add(m.want - time.Millisecond), Early: m.early, Unpaced: m.unpaced}
+			if k.Due(&e) {
+				t.Errorf("%s, %s picker: due %v after its copy, want from %v", tt.name, m.name, m.want-time.Millisecond, m.want)
+			} else if got := k.Next(); !got.Equal(at.Add(m.want)) {
+				t.Errorf("%s, %s picker: next at %v after its copy, want %v", tt.name, m.name, got.Sub(at), m.want)
+			}
+			if k := (&Picker{P: p, Now: at.Add(m.want), Early: m.early, Unpaced: m.unpaced}); !k.Due(&e) {
+				t.Errorf("%s, %s picker: not due %v after its copy", tt.name, m.name, m.want)
+			}
+		}
+	}
+}

@@ -766,3 +766,47 @@ func TestDelayPaces(t *testing.T) {
 		}
 	}
 }
+
+// With no delay, a start page whose list turns over at every poll is
+// polled sooner and sooner, down to once a second (pollFloor, the list's
+// one-second resolution), not faster: an early refresh once halved that
+// second, and the list's copy times being whole seconds, the spider
+// polled the start page at every pass in the second half of each second,
+// 90 times a second against the benchmark's site (issue 21).
+func TestTurningStartPagePolledOnceASecond(t *testing.T) {
+	v := newEnv(t)
+	turns := 0
+	latest := func() string { // every link replaced at each poll
+		turns++
+		return `<a href="/n` + strconv.Itoa(2*turns) + `">new</a> <a href="/n` + strconv.Itoa(2*turns+1) + `">newer</a>`
+	}
+	v.site.set("/", 200, latest())
+	v.cfg = func(c *Config) { c.Profile.Window, c.Profile.Shortest = time.Hour, 20*time.Minute }
+	v.crawl(t, time.Hour)
+	v.cfg = func(c *Config) {
+		c.Profile.Window, c.Profile.Shortest = time.Hour, 20*time.Minute
+		c.UntilIdle, c.MaxCycles = false, 1
+	}
+	// Each poll when due: the polls come sooner as they find the list
+	// replaced, down to a second.
+	for home := v.line(t, v.base+"/"); home.Due.Sub(home.Modified) > time.Second; home = v.line(t, v.base+"/") {
+		if turns > 30 {
+			t.Fatalf("after %d turns the start page is due %v after its copy, want a second", turns, home.Due.Sub(home.Modified))
+		}
+		v.clock = home.Due
+		v.site.set("/", 200, latest())
+		v.crawl(t, time.Hour)
+	}
+	const steps, step = 50, 100 * time.Millisecond
+	before := v.hits("/")
+	for range steps {
+		v.clock = v.clock.Add(step)
+		v.site.set("/", 200, latest())
+		v.crawl(t, time.Hour)
+	}
+	// Five seconds: a poll a second, and one more where a copy's time,
+	// in whole seconds, falls just before a second's end.
+	if n := v.hits("/") - before; n < 4 || n > 10 {
+		t.Errorf("start page polled %d times in %v, want about once a second", n, steps*step)
+	}
+}

@@ -129,7 +129,7 @@ func refreshQueries(sp claimSpec, lv []int, k, tier int, only string, floor time
 	case sp.unpaced:
 		qs = unpacedRefresh(perLevel, lv, k, now, floor, shortest, window, longest)
 	case sp.early:
-		qs = earlyRefresh(perLevel, lv, k, now, floor, window, longest)
+		qs = earlyRefresh(perLevel, lv, k, now, floor, shortest, window, longest)
 	}
 	if qs == nil {
 		qs = []candQuery{
@@ -159,14 +159,15 @@ func refreshQueries(sp claimSpec, lv []int, k, tier int, only string, floor time
 // order of the index, most rows pass the per-row test) or at its bound: a
 // copy floor's odds old at least (floor: claim's, shortest or none for a
 // start page), with a span within longest, has a due time at most longest
-// after that.
-func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, window, longest time.Duration) []candQuery {
+// after that. A span under the odds of shortest (a start page's) is not
+// shortened (claim's earlyWait).
+func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, shortest, window, longest time.Duration) []candQuery {
 	odds := func(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
 	return []candQuery{
 		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(window))}},
-		{qModelDue, 2, perLevel(`due > modified AND due <= $7 AND due <= modified + $6::interval AND modified + (due - modified) * $5::float8 <= $3 AND modified <= $4`, `due`),
-			[]any{lv, k, now, now.Add(-odds(floor)), claim.EarlyOdds, longest, now.Add(-odds(floor) + longest)}},
+		{qModelDue, 2, perLevel(`due > modified AND due <= $7 AND due <= modified + $6::interval AND modified + least(due - modified, greatest((due - modified) * $5::float8, $8::interval)) <= $3 AND modified <= $4`, `due`),
+			[]any{lv, k, now, now.Add(-odds(floor)), claim.EarlyOdds, longest, now.Add(-odds(floor) + longest), odds(shortest)}},
 		{qModelAged, 2, perLevel(`due > modified AND due > modified + $4::interval AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(longest)), longest}},
 	}
@@ -199,6 +200,7 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 	half, rest := all/2, all-all/2
 	youngBy := now.Add(-time.Duration(half) * time.Microsecond)
 	plain := time.Duration(float64(window) * claim.EarlyOdds)
+	oddsShortest := time.Duration(float64(shortest) * claim.EarlyOdds)
 	dueBy := now.Add(2 * shortest)
 	if longest < 2*shortest {
 		// A span past longest counts as longest, which may be under
@@ -210,11 +212,11 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 	return append([]candQuery{
 		{qPlain, 2, pages(`due IS NULL AND modified IS NOT NULL AND modified <= $3 AND (modified <= $4 OR `+drawnWait(`$5`, `$6`, `$7`)+`)`, `modified`),
 			[]any{lv, k, now.Add(-min(plain, time.Duration(half)*time.Microsecond)), now.Add(-plain), now, half, rest}},
-		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND `+spanOdds(`$6`, `$7`, `$8`)+` <= $3`, `due`),
-			[]any{lv, k, now, youngBy, dueBy, longest, floor, claim.EarlyOdds}},
-		{qModelAged, 2, pages(`due > modified AND modified <= $3 AND (modified <= $10 OR `+spanOdds(`$7`, `$8`, `$9`)+` <= $4 OR `+drawnWait(`$4`, `$5`, `$6`)+`)`, `modified`),
-			[]any{lv, k, youngBy, now, half, rest, longest, floor, claim.EarlyOdds, now.Add(-shortest)}},
-	}, earlyRefresh(others, lv, k, now, floor, window, longest)...)
+		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND `+spanOdds(`$6`, `$7`, `$8`, `$9`)+` <= $3`, `due`),
+			[]any{lv, k, now, youngBy, dueBy, longest, floor, claim.EarlyOdds, oddsShortest}},
+		{qModelAged, 2, pages(`due > modified AND modified <= $3 AND (modified <= $10 OR `+spanOdds(`$7`, `$8`, `$9`, `$11`)+` <= $4 OR `+drawnWait(`$4`, `$5`, `$6`)+`)`, `modified`),
+			[]any{lv, k, youngBy, now, half, rest, longest, floor, claim.EarlyOdds, now.Add(-shortest), oddsShortest}},
+	}, earlyRefresh(others, lv, k, now, floor, shortest, window, longest)...)
 }
 
 // drawnWait is true of a copy that has waited its claim.UnpacedWait at
@@ -227,9 +229,11 @@ func drawnWait(now, half, rest string) string {
 }
 
 // spanOdds is the time a copy with a model is due early: its time plus
-// odds of its span clamped to [floor, longest].
-func spanOdds(longest, floor, odds string) string {
-	return `modified + greatest(least(due - modified, ` + longest + `::interval), ` + floor + `::interval) * ` + odds + `::float8`
+// odds of its span clamped to [floor, longest], or plus that clamped span
+// if it is under least (the odds of shortest: claim's earlyWait).
+func spanOdds(longest, floor, odds, least string) string {
+	span := `greatest(least(due - modified, ` + longest + `::interval), ` + floor + `::interval)`
+	return `modified + least(` + span + `, greatest(` + span + ` * ` + odds + `::float8, ` + least + `::interval))`
 }
 
 // refreshLevels returns the levels whose copies may be refreshed: those in
