@@ -124,7 +124,7 @@ func (r *run) cycle() (*list.Cycle, map[string]bool, []candidate) {
 	// by the profile's Shortest (claim.Picker.Unpaced); a run that stops
 	// when idle takes only what is due.
 	early := e.cfg.Delay > 0 && !e.cfg.UntilIdle && e.cfg.Profile.MaxLevel < 0
-	unpaced := e.cfg.Delay == 0 && !e.cfg.UntilIdle
+	unpaced := e.unpaced()
 	k := &claim.Picker{P: e.cfg.Profile, Now: now, Skip: skip, Backlog: r.backlog, Early: early, Unpaced: unpaced}
 	switch {
 	case !e.storage.pausedUntil(time.Now()).IsZero():

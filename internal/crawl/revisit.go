@@ -78,7 +78,7 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 		o.res.Due = change.Next(en.URL, now, nil, prior, shortest)
 	} // else no evidence yet: each profile's window decides
 	if en.Level == 0 {
-		e.pollSooner(o, pages, now)
+		e.pollSooner(o, rec, prior, pages, now)
 	}
 }
 
@@ -86,9 +86,15 @@ func (e *Engine) revisit(o *outcome, rec *meta.Record, changed bool, pages []str
 // when its list of announcements moves faster (change.PollAfter): when it
 // will have replaced about half its entries at the rate the polls saw.
 // A poll that found nothing replaced moves the next one later again, if
-// this one came sooner. pages are its links at this visit, nil if it
+// this one came sooner. With no delay (Engine.unpaced), after a poll that
+// found its links changed, it also comes as soon as the page's model
+// (rec, prior) expects its next change: every announcement passes through
+// the start page, and nothing but the spider's speed bounds the rate, so
+// a poll likely to find one is worth its request (a page whose body alone
+// changes, a clock or a token, is not polled for that). Both are no
+// sooner than pollFloor. pages are its links at this visit, nil if it
 // answered 304 (nothing replaced).
-func (e *Engine) pollSooner(o *outcome, pages []string, now time.Time) {
+func (e *Engine) pollSooner(o *outcome, rec *meta.Record, prior time.Duration, pages []string, now time.Time) {
 	last := o.job.rec.LastOK
 	if last.IsZero() || !last.Before(now) {
 		return
@@ -101,15 +107,27 @@ func (e *Engine) pollSooner(o *outcome, pages []string, now time.Time) {
 	}
 	shortest, _, _ := e.cfg.Profile.Intervals()
 	en := o.job.en
-	if sooner := en.Due.After(en.Modified) && en.Due.Sub(en.Modified) < shortest; churn == 0 && !sooner {
+	sooner := en.Due.After(en.Modified) && en.Due.Sub(en.Modified) < shortest
+	model := e.unpaced() && (churn > 0 || len(news) > 0) && change.Known(rec.Visits, prior)
+	if churn == 0 && !sooner && !model {
 		return // nothing replaced, and not polled sooner before: the model decides
 	}
-	if d, ok := change.PollAfter(churn, now.Sub(last), shortest, e.pollFloor(hostOf(en.URL), len(news))); ok {
-		if due := now.Add(d); o.res.Due.IsZero() || due.Before(o.res.Due) {
-			o.res.Due = due
+	floor := e.pollFloor(hostOf(en.URL), len(news))
+	d, ok := change.PollAfter(churn, now.Sub(last), shortest, floor)
+	if model {
+		if m := max(change.Interval(rec.Visits, prior), floor); m < shortest && (!ok || m < d) {
+			d, ok = m, true
 		}
 	}
+	if due := now.Add(d); ok && (o.res.Due.IsZero() || due.Before(o.res.Due)) {
+		o.res.Due = due
+	}
 }
+
+// unpaced reports whether the spider refreshes with no delay: nothing
+// bounds its rate at a host but its own speed (claim.Picker.Unpaced). A
+// run that stops when idle takes only what is due.
+func (e *Engine) unpaced() bool { return e.cfg.Delay == 0 && !e.cfg.UntilIdle }
 
 // pollFloor is how soon a start page at host may be polled again after a
 // poll that announced news pages: no sooner than the host's pace allows

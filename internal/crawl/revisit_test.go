@@ -361,9 +361,11 @@ func TestQuickRevisitsAreNoHistory(t *testing.T) {
 // the last two polls saw (change.PollAfter), never sooner than the delay
 // allows fetching what the poll announced and the next poll. A quiet poll
 // lets the next come twice as late, back to the model's if the page was
-// not polled sooner before. Other pages keep their model's due.
+// not polled sooner before. With no delay, a poll that found the links
+// changed is followed by one when the model expects the next change,
+// within the same bounds. Other pages keep their model's due.
 func TestStartPagePolledSooner(t *testing.T) {
-	const start, shortest = "http://s/", 10 * time.Minute
+	const start, shortest, ms = "http://s/", 10 * time.Minute, time.Millisecond
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	page := func(latest ...string) []string {
 		return append(append([]string{start, "http://s/about"}, latest...), "http://s/news/")
@@ -378,20 +380,30 @@ func TestStartPagePolledSooner(t *testing.T) {
 		after     time.Duration // since the poll before
 		scheduled time.Duration // the interval the poll came at; 0: by its model
 		pages     []string      // nil: a 304
-		want      time.Duration // from now; 0: the model's (shortest here)
+		want      time.Duration // from now; 0: the model's (shortest here); -1: the model's mean time between changes
 	}{
-		{"three of five replaced in 5m: again in 4m10s", 0, 0, 0, 5 * time.Minute, 0, three, 5 * time.Minute * 5 / 6},
+		{"three of five replaced in 5m: again in 4m10s", 0, ms, 0, 5 * time.Minute, 0, three, 5 * time.Minute * 5 / 6},
 		{"the delay allows no sooner than 4 requests", 0, 2 * time.Minute, 0, 5 * time.Minute, 0, three, 8 * time.Minute},
-		{"the Crawl-delay too", 0, 0, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
-		{"a slow list: shortest", 0, 0, 0, 20 * time.Minute, 0, three, 0},
-		{"a quiet poll after one sooner: twice as late", 0, 0, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
-		{"a 304 after one sooner: twice as late", 0, 0, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
-		{"a quiet poll soon after another: the model", 0, 0, 0, 5 * time.Second, 0, five, 0},
-		{"not a start page", 1, 0, 0, 5 * time.Minute, 0, three, 0},
+		{"the Crawl-delay too", 0, ms, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
+		{"a slow list: shortest", 0, ms, 0, 20 * time.Minute, 0, three, 0},
+		{"a quiet poll after one sooner: twice as late", 0, ms, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
+		{"a 304 after one sooner: twice as late", 0, ms, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
+		{"a quiet poll soon after another: the model", 0, ms, 0, 5 * time.Second, 0, five, 0},
+		{"not a start page", 1, ms, 0, 5 * time.Minute, 0, three, 0},
+		// With no delay, a poll that found its links changed is
+		// followed by one when the model expects the next change;
+		// one that did not, as with a delay.
+		{"no delay, links changed: the model's mean", 0, 0, 0, 5 * time.Minute, 0, three, -1},
+		{"no delay, a slow list: the model's mean", 0, 0, 0, 20 * time.Minute, 0, three, -1},
+		{"no delay, the Crawl-delay allows no sooner than 4 requests", 0, 0, 2 * time.Minute, 5 * time.Minute, 0, three, 8 * time.Minute},
+		{"no delay, a quiet poll after one sooner: twice as late", 0, 0, 0, 2 * time.Minute, 2 * time.Minute, five, 4 * time.Minute},
+		{"no delay, a 304 after one sooner: twice as late", 0, 0, 0, 2 * time.Minute, 2 * time.Minute, nil, 4 * time.Minute},
+		{"no delay, a quiet poll soon after another: the model", 0, 0, 0, 5 * time.Second, 0, five, 0},
+		{"no delay, not a start page", 1, 0, 0, 5 * time.Minute, 0, three, 0},
 	}
 	for _, tt := range tests {
 		e := &Engine{navs: &navigation{}, obs: &observations{}}
-		e.cfg.Profile = claim.Profile{Window: time.Hour, Shortest: shortest}
+		e.cfg.Profile, e.cfg.Delay = claim.Profile{Window: time.Hour, Shortest: shortest}, tt.delay
 		e.polite = newPoliteness(Config{Delay: tt.delay}, "")
 		if tt.crawl > 0 {
 			e.polite.crawl[hostOf(start)] = tt.crawl
@@ -412,8 +424,14 @@ func TestStartPagePolledSooner(t *testing.T) {
 		rec := o.job.rec
 		e.revisit(o, &rec, true, tt.pages, now)
 		want := tt.want
-		if want == 0 {
+		switch want {
+		case 0:
 			want = shortest
+		case -1:
+			want = change.Interval(rec.Visits, time.Hour)
+			if want < time.Second || want >= 5*time.Minute*5/6 {
+				t.Fatalf("%s: the model's mean %v, want one sooner than the list's turnover", tt.name, want)
+			}
 		}
 		if got := o.res.Due.Sub(now); got != want {
 			t.Errorf("%s: due in %v, want %v", tt.name, got, want)
