@@ -29,7 +29,9 @@ type Picker struct {
 	// requests to a host) that the due lines may leave unspent
 	// (internal/crawl sets it for the spider whose profile has no level
 	// limit: the spiders of a list share each host's pace). A copy is
-	// then due from EarlyOdds of its revisit interval on; Less puts such
+	// then due from EarlyOdds of its revisit interval on (a start page
+	// polled sooner than shortest: from EarlyOdds of shortest, or at its
+	// poll if that is sooner; see earlyWait); Less puts such
 	// lines after every line due at its full interval, the ones most
 	// likely to have changed first.
 	Early bool

@@ -113,7 +113,11 @@ func (e *Engine) pollSooner(o *outcome, rec *meta.Record, prior time.Duration, p
 		return // nothing replaced, and not polled sooner before: the model decides
 	}
 	floor := e.pollFloor(hostOf(en.URL), len(news))
-	d, ok := change.PollAfter(churn, now.Sub(last), shortest, floor)
+	var d time.Duration
+	var ok bool
+	if churn > 0 || sooner {
+		d, ok = change.PollAfter(churn, now.Sub(last), shortest, floor)
+	}
 	if model {
 		if m := max(change.Interval(rec.Visits, prior), floor); m < shortest && (!ok || m < d) {
 			d, ok = m, true

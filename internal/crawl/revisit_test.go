@@ -439,6 +439,34 @@ func TestStartPagePolledSooner(t *testing.T) {
 	}
 }
 
+// With no delay, a start page whose poll found a link moved up but none
+// gone (no turnover), polled at its model's time before, keeps its
+// model's due when the model expects no change sooner than shortest: the
+// "twice as late" rule is for a page polled sooner.
+func TestStartPageMovedLinkKeepsModel(t *testing.T) {
+	const start, shortest = "http://s/", 10 * time.Minute
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	page := func(latest ...string) []string {
+		return append(append([]string{start, "http://s/about"}, latest...), "http://s/news/")
+	}
+	before := now.Add(-5 * time.Second)
+	e := &Engine{navs: &navigation{}, obs: &observations{}}
+	e.cfg.Profile = claim.Profile{Window: time.Hour, Shortest: shortest}
+	e.polite = newPoliteness(Config{}, "")
+	// Seen to change once in a day of hourly visits.
+	visits := []meta.Visit{{After: 3600, Changed: true}}
+	for range 23 {
+		visits = append(visits, meta.Visit{After: 3600})
+	}
+	prev := page("http://s/a", "http://s/b", "http://s/c")
+	o := &outcome{job: job{en: list.Entry{URL: start, Modified: before}, rec: meta.Record{LastOK: before, Links: change.Links(prev), Visits: visits}}}
+	rec := o.job.rec
+	e.revisit(o, &rec, true, page("http://s/b", "http://s/a", "http://s/c"), now)
+	if want := change.Next(start, now, rec.Visits, time.Hour, shortest); !o.res.Due.Equal(want) || o.res.Due.Sub(now) < shortest {
+		t.Errorf("due in %v, want the model's, %v", o.res.Due.Sub(now), want.Sub(now))
+	}
+}
+
 // A spider with a polite delay that is not told to stop when idle spends
 // its spare budget on copies past half their interval, unless its profile
 // has a level limit: the spider without one does that at every level,

@@ -159,8 +159,9 @@ func refreshQueries(sp claimSpec, lv []int, k, tier int, only string, floor time
 // order of the index, most rows pass the per-row test) or at its bound: a
 // copy floor's odds old at least (floor: claim's, shortest or none for a
 // start page), with a span within longest, has a due time at most longest
-// after that. A span under the odds of shortest (a start page's) is not
-// shortened (claim's earlyWait).
+// after that. A span under shortest (a start page's) is shortened to the
+// odds of shortest at most, not at all if it is under that (claim's
+// earlyWait).
 func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, shortest, window, longest time.Duration) []candQuery {
 	odds := func(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
 	return []candQuery{
@@ -188,32 +189,25 @@ const startPage = `(level = 0 AND ` + pageFile + `)`
 // is due from claim.EarlyOdds of its interval on, or, if it is a page
 // (pageFile), once it has waited its claim.UnpacedWait (drawn, between
 // half of shortest and shortest) if that comes first; any other copy is
-// due as earlyRefresh says. A page younger than half of shortest is due
-// only by the odds of its span clamped to [shortest, longest] (a start
-// page's, whose floor is none), computed per row on the index of due
-// times: such a copy's span is under twice shortest (unless longest is),
-// so its due time is under twice shortest from now. An older page is due
-// by its draw or by those odds, computed per row on the index of copy
-// times, the oldest first.
+// due as earlyRefresh says. A page younger than half of shortest can be
+// due only if it is a start page polled sooner, at its span under half of
+// shortest (claim's earlyWait), so its due time has passed: computed per
+// row on the index of due times. An older page is due by its draw or by
+// the odds of its span, computed per row on the index of copy times, the
+// oldest first.
 func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, shortest, window, longest time.Duration) []candQuery {
 	all := shortest.Microseconds()
 	half, rest := all/2, all-all/2
 	youngBy := now.Add(-time.Duration(half) * time.Microsecond)
 	plain := time.Duration(float64(window) * claim.EarlyOdds)
 	oddsShortest := time.Duration(float64(shortest) * claim.EarlyOdds)
-	dueBy := now.Add(2 * shortest)
-	if longest < 2*shortest {
-		// A span past longest counts as longest, which may be under
-		// twice shortest: then no due time is too far.
-		dueBy = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-	}
 	pages := func(where, order string) string { return perLevel(where+` AND `+pageFile, order) }
 	others := func(where, order string) string { return perLevel(where+` AND NOT `+pageFile, order) }
 	return append([]candQuery{
 		{qPlain, 2, pages(`due IS NULL AND modified IS NOT NULL AND modified <= $3 AND (modified <= $4 OR `+drawnWait(`$5`, `$6`, `$7`)+`)`, `modified`),
 			[]any{lv, k, now.Add(-min(plain, time.Duration(half)*time.Microsecond)), now.Add(-plain), now, half, rest}},
-		{qModelDue, 2, pages(`due > modified AND due <= $5 AND modified > $4 AND `+spanOdds(`$6`, `$7`, `$8`, `$9`)+` <= $3`, `due`),
-			[]any{lv, k, now, youngBy, dueBy, longest, floor, claim.EarlyOdds, oddsShortest}},
+		{qModelDue, 2, pages(`due > modified AND due <= $3 AND modified > $4 AND `+spanOdds(`$5`, `$6`, `$7`, `$8`)+` <= $3`, `due`),
+			[]any{lv, k, now, youngBy, longest, floor, claim.EarlyOdds, oddsShortest}},
 		{qModelAged, 2, pages(`due > modified AND modified <= $3 AND (modified <= $10 OR `+spanOdds(`$7`, `$8`, `$9`, `$11`)+` <= $4 OR `+drawnWait(`$4`, `$5`, `$6`)+`)`, `modified`),
 			[]any{lv, k, youngBy, now, half, rest, longest, floor, claim.EarlyOdds, now.Add(-shortest), oddsShortest}},
 	}, earlyRefresh(others, lv, k, now, floor, shortest, window, longest)...)

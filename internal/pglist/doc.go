@@ -94,7 +94,8 @@
 //     (lines_model_due); a copy at least longest old (lines_model_age).
 //     A Picker that refreshes early (claim.Picker.Early, a spider with a
 //     polite delay and no level limit) finds a refresh due from
-//     claim.EarlyOdds of its interval on: the same queries with the
+//     claim.EarlyOdds of its interval on (a start page polled sooner
+//     than shortest: as claim's earlyWait says): the same queries with the
 //     bounds scaled, the model's point computed per row. One with no
 //     delay (claim.Picker.Unpaced) finds every page due once it has
 //     waited its claim.UnpacedWait (drawn between half of shortest and
