@@ -163,12 +163,11 @@ func refreshQueries(sp claimSpec, lv []int, k, tier int, only string, floor time
 // odds of shortest at most, not at all if it is under that (claim's
 // earlyWait).
 func earlyRefresh(perLevel func(where, order string) string, lv []int, k int, now time.Time, floor, shortest, window, longest time.Duration) []candQuery {
-	odds := func(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
 	return []candQuery{
 		{qPlain, 2, perLevel(`due IS NULL AND modified IS NOT NULL AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(window))}},
-		{qModelDue, 2, perLevel(`due > modified AND due <= $7 AND due <= modified + $6::interval AND modified + least(due - modified, greatest((due - modified) * $5::float8, $8::interval)) <= $3 AND modified <= $4`, `due`),
-			[]any{lv, k, now, now.Add(-odds(floor)), claim.EarlyOdds, longest, now.Add(-odds(floor) + longest), odds(shortest)}},
+		{qModelDue, 2, perLevel(`due > modified AND due <= $7 AND due <= modified + $6::interval AND `+spanOdds(`$6`, `$9`, `$5`, `$8`)+` <= $3 AND modified <= $4`, `due`),
+			[]any{lv, k, now, now.Add(-odds(floor)), claim.EarlyOdds, longest, now.Add(-odds(floor) + longest), odds(shortest), floor}},
 		{qModelAged, 2, perLevel(`due > modified AND due > modified + $4::interval AND modified <= $3`, `modified`),
 			[]any{lv, k, now.Add(-odds(longest)), longest}},
 	}
@@ -199,8 +198,7 @@ func unpacedRefresh(perLevel func(where, order string) string, lv []int, k int, 
 	all := shortest.Microseconds()
 	half, rest := all/2, all-all/2
 	youngBy := now.Add(-time.Duration(half) * time.Microsecond)
-	plain := time.Duration(float64(window) * claim.EarlyOdds)
-	oddsShortest := time.Duration(float64(shortest) * claim.EarlyOdds)
+	plain, oddsShortest := odds(window), odds(shortest)
 	pages := func(where, order string) string { return perLevel(where+` AND `+pageFile, order) }
 	others := func(where, order string) string { return perLevel(where+` AND NOT `+pageFile, order) }
 	return append([]candQuery{
@@ -221,6 +219,10 @@ func drawnWait(now, half, rest string) string {
 	return `modified + (` + half + `::bigint + ('x' || left(md5(url || ' ' || floor(extract(epoch from modified))::bigint), 4))::bit(16)::int::bigint * ` +
 		rest + `::bigint / 65536) * interval '1 microsecond' <= ` + now
 }
+
+// odds is claim.EarlyOdds of d: how far into an interval of d a copy is
+// due early.
+func odds(d time.Duration) time.Duration { return time.Duration(float64(d) * claim.EarlyOdds) }
 
 // spanOdds is the time a copy with a model is due early: its time plus
 // odds of its span clamped to [floor, longest], or plus that clamped span
